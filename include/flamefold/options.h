@@ -1,0 +1,55 @@
+// Options that travel from the CLI to readers and writers. Each reader/writer reads only
+// the fields that concern it; defaults match the tools flamefold replaces.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace flamefold {
+
+// stackcollapse-perf.pl's switches.
+struct PerfOptions {
+  bool pid = false;     // --pid: comm-pid as the root frame
+  bool tid = false;     // --tid: comm-pid/tid as the root frame
+  bool kernel = false;  // --kernel: annotate kernel frames with _[k]
+  bool jit = false;     // --jit: annotate JIT frames with _[j]
+  bool all = false;     // --all: both annotations
+  bool addrs = false;   // --addrs: keep raw addresses for unknown symbols
+  bool inline_ = false; // --inline (addr2line is not run; kept for compatibility)
+  std::string event_filter;  // only samples of this event; default: the first event seen
+};
+
+struct ReadOptions {
+  std::string format;  // empty = sniff from content
+  PerfOptions perf;
+  // Which weight the writers use: "" = the reader's default; "samples", "cpu", "gpu",
+  // "npu", "kernels" (device op count), "calls".
+  std::string weight;
+  std::string stacks;                // how to build stacks when a format offers several
+  std::string steps;                 // ProfilerStep selection: "3", "3-5", "3,5"
+  std::vector<std::string> threads;  // thread names or ids to keep; empty = all
+  std::vector<std::string> categories;  // event categories to keep; empty = all
+  int64_t window_start_ns = std::numeric_limits<int64_t>::min();
+  int64_t window_end_ns = std::numeric_limits<int64_t>::max();
+  uint64_t max_input_bytes = 0;  // 0 = no cap
+  bool progress = false;         // show a progress line on stderr
+  unsigned threads_to_use = 0;   // worker threads; 0 = all cores
+};
+
+struct WriteOptions {
+  std::string title;      // empty = a title from the input
+  std::string subtitle;
+  std::string countname;  // "samples", "ns" ... empty = from the column's unit
+  std::string palette = "hot";
+  int width = 1200;
+  double minwidth = 0.1;  // SVG: omit frames narrower than this many pixels
+  bool inverted = false;  // icicle
+  bool reverse = false;   // reverse stacks (leaf first)
+  bool json = false;      // top: JSON for scripts
+  std::string sort = "self";  // top: self | total (| cumulative, tottime, calls ...)
+  size_t limit = 30;          // top: rows
+  int column = -1;            // weight column; -1 = the profile's default
+};
+
+}  // namespace flamefold

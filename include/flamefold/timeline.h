@@ -1,0 +1,91 @@
+// What traced formats (Kineto JSON, Nsight Systems, Ascend DBs, CUPTI) read into: columnar
+// events on tracks, times in integer nanoseconds. build/nest turns host tracks into call
+// paths; build/correlate joins device work to the launch that caused it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flamefold/profile.h"
+
+namespace flamefold {
+
+enum class EventKind : uint8_t {
+  HostRange,         // cpu_op, user_annotation, python_function, NVTX range, PYTORCH_API row ...
+  Launch,            // runtime / driver call that may launch device work (cudaLaunchKernel, aclnn ...)
+  Kernel,            // device compute
+  Memcpy,
+  Memset,
+  DeviceAnnotation,  // gpu_user_annotation and other device-side ranges that are not work
+  Instant,           // zero-length markers
+  Other,
+};
+
+bool is_device_work(EventKind k);  // Kernel, Memcpy, Memset
+
+struct Track {
+  StrId name = 0;       // "python main thread", "stream 7" ...
+  int64_t pid = 0;
+  int64_t tid = 0;      // for device tracks: the stream
+  uint32_t rank = 0;    // index into Timeline::ranks
+  bool device = false;  // GPU/NPU stream
+  int32_t device_index = -1;
+};
+
+struct Timeline {
+  Symbols symbols;  // event names are frames here (name, file, line, category)
+  std::vector<Track> tracks;
+  std::vector<std::string> ranks;  // rank labels ("rank 0", file name ...); at least one
+
+  // Events, struct of arrays; index = event id.
+  std::vector<uint32_t> track;
+  std::vector<int64_t> start;  // ns
+  std::vector<int64_t> end;    // ns, >= start
+  std::vector<FrameId> frame;
+  std::vector<EventKind> kind;
+  std::vector<uint64_t> correlation;  // launch <-> device work; 0 = none
+  // An explicit parent event when the format gives one (Kineto "Python parent id",
+  // callchains); kNone = place by time nesting.
+  std::vector<uint32_t> parent_hint;
+
+  std::vector<Counter> counters;  // recoverable oddities met while reading
+  std::vector<std::pair<std::string, std::string>> facts;
+  std::string source_format;
+  std::vector<std::string> inputs;
+
+  size_t size() const { return start.size(); }
+  uint32_t add_track(const Track& t) {
+    tracks.push_back(t);
+    return static_cast<uint32_t>(tracks.size() - 1);
+  }
+  uint32_t add(uint32_t track_id, int64_t start_ns, int64_t end_ns, FrameId f, EventKind k,
+               uint64_t correlation_id = 0, uint32_t parent = kNone) {
+    track.push_back(track_id);
+    start.push_back(start_ns);
+    end.push_back(end_ns);
+    frame.push_back(f);
+    kind.push_back(k);
+    correlation.push_back(correlation_id);
+    parent_hint.push_back(parent);
+    return static_cast<uint32_t>(start.size() - 1);
+  }
+  void reserve(size_t n) {
+    track.reserve(n);
+    start.reserve(n);
+    end.reserve(n);
+    frame.reserve(n);
+    kind.reserve(n);
+    correlation.reserve(n);
+    parent_hint.reserve(n);
+  }
+  void count(std::string_view what, uint64_t n = 1) {
+    for (Counter& c : counters)
+      if (c.what == what) {
+        c.count += n;
+        return;
+      }
+    counters.push_back(Counter{std::string(what), n});
+  }
+};
+
+}  // namespace flamefold

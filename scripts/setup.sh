@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what flamefold needs to build and test, only when it is missing.
+# Debian 12 packages through apt; the browser-test driver (playwright-core) through npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_pkgs=(g++ cmake make pkg-config
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev)
+test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
+
+want=("${build_pkgs[@]}")
+if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [[ "${1:-}" == "--test" ]]; then
+  if ! command -v npm >/dev/null; then
+    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2
+  fi
+  if [[ ! -d tests/browser/node_modules/playwright-core ]]; then
+    echo "setup: npm install (tests/browser)" >&2
+    (cd tests/browser && npm install --no-audit --no-fund --silent >&2)
+  fi
+fi

@@ -1,0 +1,153 @@
+// flamefold's command line: parses options, picks the reader and writer, reports errors.
+// Everything else lives in the library (src/flamefold/{model,io,readers,build,writers}).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "flamefold/errors.h"
+#include "flamefold/output.h"
+#include "flamefold/pipeline.h"
+#include "flamefold/writers/folded.h"
+#include "flamefold/writers/top.h"
+#include "cli/commands.h"
+
+using namespace flamefold;
+
+namespace {
+
+const char* kExamples = R"(
+Examples:
+  perf script | flamefold collapse > out.folded        drop-in for stackcollapse-perf.pl
+  flamefold flamegraph perf.txt -o flame.html          interactive, single file, opens offline
+  flamefold flamegraph out.folded -o flame.svg         drop-in for flamegraph.pl
+  flamefold top perf.txt                               the hottest frames as a table
+  flamefold info perf.txt                              detected format, samples, threads, stacks
+
+Input formats are recognised from their content (--format overrides); .gz and .zst inputs
+are read transparently; - is standard input. Output kind follows -o's extension.
+)";
+
+void add_read_options(CLI::App* app, ReadOptions& r) {
+  app->add_option("--format", r.format, "input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)");
+  app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
+  app->add_flag("--tid", r.perf.tid, "perf: include process and thread id in the root frame (comm-pid/tid)");
+  app->add_flag("--kernel", r.perf.kernel, "perf: annotate kernel frames with _[k]");
+  app->add_flag("--jit", r.perf.jit, "perf: annotate JIT frames with _[j]");
+  app->add_flag("--all", r.perf.all, "perf: all annotations (--kernel --jit)");
+  app->add_flag("--addrs", r.perf.addrs, "perf: keep raw addresses of unknown symbols");
+  app->add_flag("--inline", r.perf.inline_, "perf: accepted for stackcollapse-perf.pl compatibility");
+  app->add_option("--event-filter", r.perf.event_filter, "perf: only samples of this event (default: the first event seen)");
+  app->add_option("--weight", r.weight, "which weight to use: samples, cpu, gpu, npu, kernels, calls (default: the input's)");
+  app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
+}
+
+void add_graph_options(CLI::App* app, WriteOptions& w) {
+  app->add_option("--title", w.title, "title of the graph");
+  app->add_option("--subtitle", w.subtitle, "second title line");
+  app->add_option("--width", w.width, "SVG width in pixels (default 1200)");
+  app->add_option("--minwidth", w.minwidth, "SVG: omit frames narrower than this many pixels (default 0.1)");
+  app->add_option("--colors,--palette", w.palette,
+                  "SVG palette: hot, mem, io, java, js, perl, red, green, blue, aqua, yellow, purple, orange");
+  app->add_flag("--inverted", w.inverted, "icicle graph (root at the top)");
+  app->add_flag("--reverse", w.reverse, "reverse stacks (merge from the leaves)");
+  app->add_option("--countname", w.countname, "what one unit of weight is called (default: from the input)");
+}
+
+int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOptions& w, const std::string& out) {
+  Profile p = read_profile(inputs, r);
+  w.column = choose_column(p, r.weight);
+  OutputFile file(out);
+  write_folded(p, w.column, file, w);
+  file.commit();
+  report_counters(p);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"flamefold — flame graphs and traces from the profiles you already have"};
+  app.footer(kExamples);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "flamefold 0.1.0");
+
+  std::vector<std::string> inputs;
+  std::string output;
+  ReadOptions r;
+  WriteOptions w;
+
+  auto* collapse = app.add_subcommand("collapse", "write folded stacks (stackcollapse-perf.pl compatible)");
+  collapse->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
+  collapse->add_option("-o,--output", output, "output file (default: stdout)")->default_val("-");
+  add_read_options(collapse, r);
+
+  auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg");
+  flamegraph->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
+  flamegraph->add_option("-o,--output", output, "output file: .html, .svg or .folded")->required();
+  add_read_options(flamegraph, r);
+  add_graph_options(flamegraph, w);
+
+  auto* top = app.add_subcommand("top", "the hottest frames as a table");
+  top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
+  top->add_option("-o,--output", output, "output file (default: stdout)")->default_val("-");
+  top->add_option("--sort", w.sort, "sort by self or total (default self)");
+  top->add_option("-n,--limit", w.limit, "rows to print (0 = all; default 30)");
+  top->add_flag("--json", w.json, "JSON output for scripts");
+  add_read_options(top, r);
+
+  auto* info = app.add_subcommand("info", "detected format, samples, threads, stacks");
+  info->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
+  add_read_options(info, r);
+
+  register_more_commands(app, inputs, output, r, w);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  r.progress = isatty(2);
+
+  try {
+    if (collapse->parsed()) return run_collapse(inputs, r, w, output);
+    if (flamegraph->parsed()) {
+      Profile p = read_profile(inputs, r);
+      w.column = choose_column(p, r.weight);
+      write_profile(p, output, w);
+      report_counters(p);
+      if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
+      return 0;
+    }
+    if (top->parsed()) {
+      Profile p = read_profile(inputs, r);
+      w.column = choose_column(p, r.weight);
+      OutputFile file(output);
+      write_top(p, w.column, file, w);
+      file.commit();
+      report_counters(p);
+      return 0;
+    }
+    if (info->parsed()) {
+      Profile p = read_profile(inputs, r);
+      print_info(p);
+      return 0;
+    }
+    return run_more_commands(app, inputs, output, r, w);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "flamefold: error: %s\n", e.what());
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "flamefold: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "flamefold: error: out of memory\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "flamefold: error: %s\n", e.what());
+    return 2;
+  }
+}

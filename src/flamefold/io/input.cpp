@@ -1,0 +1,348 @@
+#include "flamefold/input.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "flamefold/errors.h"
+
+namespace flamefold {
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Produces decoded bytes from a file descriptor (plain, gzip or zstd).
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  virtual size_t read(char* dst, size_t n) = 0;  // 0 = end
+};
+
+class PlainDecoder : public Decoder {
+ public:
+  PlainDecoder(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  size_t read(char* dst, size_t n) override {
+    while (true) {
+      ssize_t r = ::read(fd_, dst, n);
+      if (r >= 0) return static_cast<size_t>(r);
+      if (errno == EINTR) continue;
+      throw InputError(path_, "", "read failed: " + errno_text());
+    }
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+class GzipDecoder : public Decoder {
+ public:
+  GzipDecoder(int fd, std::string path) : raw_(fd, path), path_(std::move(path)), in_(1 << 18) {
+    std::memset(&z_, 0, sizeof z_);
+    if (inflateInit2(&z_, 15 + 32) != Z_OK) throw InputError(path_, "", "cannot start gzip decoder");
+  }
+  ~GzipDecoder() override { inflateEnd(&z_); }
+  size_t read(char* dst, size_t n) override {
+    if (done_) return 0;
+    z_.next_out = reinterpret_cast<Bytef*>(dst);
+    z_.avail_out = static_cast<uInt>(n);
+    while (z_.avail_out == n) {
+      if (z_.avail_in == 0) {
+        size_t got = raw_.read(in_.data(), in_.size());
+        if (got == 0) {
+          if (mid_stream_) throw InputError(path_, "byte " + std::to_string(compressed_), "truncated gzip stream");
+          done_ = true;
+          break;
+        }
+        compressed_ += got;
+        z_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        z_.avail_in = static_cast<uInt>(got);
+      }
+      mid_stream_ = true;
+      int rc = inflate(&z_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        mid_stream_ = false;
+        inflateReset(&z_);  // concatenated gzip members continue
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        throw InputError(path_, "byte " + std::to_string(compressed_ - z_.avail_in),
+                         std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed"));
+      }
+    }
+    return n - z_.avail_out;
+  }
+
+ private:
+  PlainDecoder raw_;
+  std::string path_;
+  std::vector<char> in_;
+  z_stream z_;
+  bool done_ = false, mid_stream_ = false;
+  uint64_t compressed_ = 0;
+};
+
+class ZstdDecoder : public Decoder {
+ public:
+  ZstdDecoder(int fd, std::string path)
+      : raw_(fd, path), path_(std::move(path)), in_(ZSTD_DStreamInSize()) {
+    ctx_ = ZSTD_createDStream();
+    ZSTD_initDStream(ctx_);
+  }
+  ~ZstdDecoder() override { ZSTD_freeDStream(ctx_); }
+  size_t read(char* dst, size_t n) override {
+    ZSTD_outBuffer out{dst, n, 0};
+    while (out.pos == 0) {
+      if (in_pos_ == in_len_) {
+        in_len_ = raw_.read(in_.data(), in_.size());
+        in_pos_ = 0;
+        if (in_len_ == 0) {
+          if (last_rc_ != 0) throw InputError(path_, "byte " + std::to_string(compressed_), "truncated zstd stream");
+          return 0;
+        }
+        compressed_ += in_len_;
+      }
+      ZSTD_inBuffer in{in_.data(), in_len_, in_pos_};
+      last_rc_ = ZSTD_decompressStream(ctx_, &out, &in);
+      in_pos_ = in.pos;
+      if (ZSTD_isError(last_rc_))
+        throw InputError(path_, "byte " + std::to_string(compressed_ - (in_len_ - in_pos_)),
+                         std::string("corrupt zstd data: ") + ZSTD_getErrorName(last_rc_));
+    }
+    return out.pos;
+  }
+
+ private:
+  PlainDecoder raw_;
+  std::string path_;
+  std::vector<char> in_;
+  size_t in_pos_ = 0, in_len_ = 0, last_rc_ = 0;
+  uint64_t compressed_ = 0;
+  ZSTD_DStream* ctx_;
+};
+
+}  // namespace
+
+struct Input::Impl {
+  std::string path;
+  int fd = -1;
+  bool regular = false;
+  uint64_t file_size = 0;
+  Compression compression = Compression::None;
+  std::unique_ptr<Decoder> decoder;
+  bool eof = false;
+
+  std::string memory;  // from_memory()
+  bool is_memory = false;
+
+  // Decoded bytes read ahead (for head()) and not yet handed out.
+  std::vector<char> buf;
+  size_t buf_begin = 0, buf_end = 0;
+  uint64_t consumed = 0;
+
+  void* map = nullptr;
+  size_t map_len = 0;
+  std::vector<char> whole_copy;
+  bool have_whole = false;
+  std::string_view whole_view;
+
+  ~Impl() {
+    if (map) munmap(map, map_len);
+    if (fd > 0) ::close(fd);
+  }
+
+  // Reads more decoded bytes into buf after buf_end, growing it when full.
+  bool fill(size_t want) {
+    if (eof) return false;
+    if (buf_begin > 0 && buf_begin == buf_end) buf_begin = buf_end = 0;
+    if (buf.size() - buf_end < want) {
+      if (buf_begin > 0) {
+        std::memmove(buf.data(), buf.data() + buf_begin, buf_end - buf_begin);
+        buf_end -= buf_begin;
+        buf_begin = 0;
+      }
+      if (buf.size() - buf_end < want) buf.resize(buf_end + want);
+    }
+    size_t got = decoder->read(buf.data() + buf_end, buf.size() - buf_end);
+    if (got == 0) {
+      eof = true;
+      return false;
+    }
+    buf_end += got;
+    return true;
+  }
+};
+
+Input::Input(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Input::Input(Input&&) noexcept = default;
+Input& Input::operator=(Input&&) noexcept = default;
+Input::~Input() = default;
+
+Input Input::open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  if (path == "-") {
+    impl->path = "<stdin>";
+    impl->fd = 0;
+  } else {
+    impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (impl->fd < 0) throw InputError(path, "", "cannot open: " + errno_text());
+    struct stat st;
+    if (fstat(impl->fd, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) throw InputError(path, "", "is a directory, not a profile file");
+      impl->regular = S_ISREG(st.st_mode);
+      impl->file_size = static_cast<uint64_t>(st.st_size);
+    }
+  }
+  // Sniff the compression from the magic bytes.
+  unsigned char magic[4] = {0, 0, 0, 0};
+  size_t got = 0;
+  impl->buf.resize(1 << 16);
+  {
+    PlainDecoder raw(impl->fd, impl->path);
+    while (got < 4) {
+      size_t r = raw.read(impl->buf.data() + got, impl->buf.size() - got);
+      if (r == 0) break;
+      got += r;
+    }
+  }
+  std::memcpy(magic, impl->buf.data(), got < 4 ? got : 4);
+  if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+    impl->compression = Compression::Gzip;
+  else if (got >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd)
+    impl->compression = Compression::Zstd;
+
+  if (impl->compression == Compression::None) {
+    impl->decoder = std::make_unique<PlainDecoder>(impl->fd, impl->path);
+    impl->buf_end = got;  // the bytes already read are content
+  } else {
+    // Compressed: rewind (or, for a pipe, feed the bytes already read back in).
+    if (impl->regular) {
+      lseek(impl->fd, 0, SEEK_SET);
+    } else {
+      throw InputError(impl->path, "", "compressed input on a pipe is not supported; decompress it first or pass the file");
+    }
+    if (impl->compression == Compression::Gzip)
+      impl->decoder = std::make_unique<GzipDecoder>(impl->fd, impl->path);
+    else
+      impl->decoder = std::make_unique<ZstdDecoder>(impl->fd, impl->path);
+    impl->buf_end = 0;
+  }
+  return Input(std::move(impl));
+}
+
+Input Input::from_memory(std::string name, std::string data) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = std::move(name);
+  impl->is_memory = true;
+  impl->memory = std::move(data);
+  impl->file_size = impl->memory.size();
+  impl->buf.assign(impl->memory.begin(), impl->memory.end());
+  impl->buf_end = impl->buf.size();
+  impl->eof = true;
+  struct NoDecoder : Decoder {
+    size_t read(char*, size_t) override { return 0; }
+  };
+  impl->decoder = std::make_unique<NoDecoder>();
+  return Input(std::move(impl));
+}
+
+const std::string& Input::path() const { return impl_->path; }
+Compression Input::compression() const { return impl_->compression; }
+uint64_t Input::size_on_disk() const { return impl_->file_size; }
+uint64_t Input::consumed() const { return impl_->consumed; }
+
+std::string_view Input::head() {
+  Impl& m = *impl_;
+  while (m.buf_end - m.buf_begin < (1 << 16) && m.fill(1 << 16)) {
+  }
+  size_t n = m.buf_end - m.buf_begin;
+  if (n > (1 << 16)) n = 1 << 16;
+  return std::string_view(m.buf.data() + m.buf_begin, n);
+}
+
+std::string_view Input::whole() {
+  Impl& m = *impl_;
+  if (m.have_whole) return m.whole_view;
+  m.have_whole = true;
+  if (m.compression == Compression::None && m.regular && m.consumed == 0 && m.file_size > 0) {
+    // Reserve size + padding of anonymous zero pages, then map the file over the front:
+    // the padding after the last byte is readable and zero.
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = ((m.file_size + kPadding + page - 1) / page) * page;
+    void* area = mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area != MAP_FAILED) {
+      void* f = mmap(area, m.file_size, PROT_READ, MAP_PRIVATE | MAP_FIXED, m.fd, 0);
+      if (f != MAP_FAILED) {
+        madvise(f, m.file_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+        m.map = area;
+        m.map_len = len;
+        m.whole_view = std::string_view(static_cast<char*>(f), m.file_size);
+        return m.whole_view;
+      }
+      munmap(area, len);
+    }
+  }
+  // Decode everything into memory.
+  if (m.buf_begin > 0) {
+    std::memmove(m.buf.data(), m.buf.data() + m.buf_begin, m.buf_end - m.buf_begin);
+    m.buf_end -= m.buf_begin;
+    m.buf_begin = 0;
+  }
+  size_t step = 1 << 20;
+  if (m.compression == Compression::None && m.file_size > m.buf_end) step = m.file_size - m.buf_end + 1;
+  while (m.fill(step)) {
+    if (step < (64u << 20)) step *= 2;
+  }
+  m.buf.resize(m.buf_end + kPadding);
+  std::memset(m.buf.data() + m.buf_end, 0, kPadding);
+  m.whole_view = std::string_view(m.buf.data() + m.buf_begin, m.buf_end - m.buf_begin);
+  m.consumed += m.whole_view.size();
+  m.buf_begin = m.buf_end;
+  return m.whole_view;
+}
+
+bool Input::next_chunk(std::string_view& chunk, size_t chunk_size) {
+  Impl& m = *impl_;
+  // Hand out everything up to the last line break; keep reading while there is none.
+  size_t scanned = m.buf_begin;
+  while (true) {
+    size_t avail = m.buf_end - m.buf_begin;
+    if (avail >= chunk_size || m.eof) {
+      const char* base = m.buf.data();
+      const char* nl = nullptr;
+      for (size_t i = m.buf_end; i > scanned; --i)
+        if (base[i - 1] == '\n') {
+          nl = base + i;
+          break;
+        }
+      if (nl) {
+        chunk = std::string_view(base + m.buf_begin, static_cast<size_t>(nl - (base + m.buf_begin)));
+        m.buf_begin += chunk.size();
+        m.consumed += chunk.size();
+        return true;
+      }
+      if (m.eof) {
+        if (avail == 0) return false;
+        chunk = std::string_view(base + m.buf_begin, avail);
+        m.buf_begin = m.buf_end;
+        m.consumed += chunk.size();
+        return true;
+      }
+      scanned = m.buf_end;  // one line longer than a chunk: keep reading
+      chunk_size = avail + chunk_size;
+    }
+    size_t before_begin = m.buf_begin;
+    m.fill(chunk_size - (m.buf_end - m.buf_begin) + 1);
+    scanned -= (before_begin - m.buf_begin);  // fill() may have moved the data to the front
+  }
+}
+
+}  // namespace flamefold

@@ -1,0 +1,128 @@
+#include "flamefold/profile.h"
+
+namespace flamefold {
+
+bool category::is_group(std::string_view c) {
+  return c == kProcess || c == kThread || c == kRank || c == "device";
+}
+
+Symbols::Symbols() {
+  categories_.push_back(strings.intern(""));
+  frame_slots_.assign(1024, 0);
+  frame_mask_ = frame_slots_.size() - 1;
+}
+
+static uint64_t frame_key(StrId name, StrId file, uint32_t line, CategoryId cat) {
+  return mix64((uint64_t(name) << 32 | file) ^ mix64(uint64_t(line) << 16 | cat));
+}
+
+void Symbols::grow_frames() {
+  std::vector<uint32_t> slots(frame_slots_.size() * 2, 0);
+  frame_mask_ = slots.size() - 1;
+  for (uint32_t slot : frame_slots_) {
+    if (!slot) continue;
+    size_t i = frame_keys_[slot - 1] & frame_mask_;
+    while (slots[i]) i = (i + 1) & frame_mask_;
+    slots[i] = slot;
+  }
+  frame_slots_.swap(slots);
+}
+
+FrameId Symbols::frame(StrId name, StrId file, uint32_t line, CategoryId cat) {
+  uint64_t key = frame_key(name, file, line, cat);
+  size_t i = key & frame_mask_;
+  while (uint32_t slot = frame_slots_[i]) {
+    const Frame& f = frames_[slot - 1];
+    if (frame_keys_[slot - 1] == key && f.name == name && f.file == file && f.line == line &&
+        f.category == cat)
+      return slot - 1;
+    i = (i + 1) & frame_mask_;
+  }
+  FrameId id = static_cast<FrameId>(frames_.size());
+  frames_.push_back(Frame{name, file, line, cat});
+  frame_keys_.push_back(key);
+  frame_slots_[i] = id + 1;
+  if (frames_.size() * 2 > frame_slots_.size()) grow_frames();
+  return id;
+}
+
+CategoryId Symbols::category(std::string_view name) {
+  StrId s = strings.intern(name);
+  for (size_t i = 0; i < categories_.size(); ++i)
+    if (categories_[i] == s) return static_cast<CategoryId>(i);
+  categories_.push_back(s);
+  return static_cast<CategoryId>(categories_.size() - 1);
+}
+
+Profile::Profile() {
+  parent.push_back(kNone);
+  frame.push_back(kNone);
+  first_child.push_back(kNone);
+  next_sibling.push_back(kNone);
+}
+
+NodeId Profile::child(NodeId p, FrameId f) {
+  NodeId fresh = static_cast<NodeId>(parent.size());
+  NodeId n = child_index_.find_or_insert(uint64_t(p) << 32 | f, fresh);
+  if (n != fresh) return n;
+  parent.push_back(p);
+  frame.push_back(f);
+  first_child.push_back(kNone);
+  next_sibling.push_back(first_child[p]);
+  first_child[p] = n;
+  for (WeightColumn& c : columns) c.self.push_back(0);
+  return n;
+}
+
+NodeId Profile::find_child(NodeId p, FrameId f) const {
+  NodeId n = child_index_.find(uint64_t(p) << 32 | f);
+  return n == U64Map::kMissing ? kNone : n;
+}
+
+NodeId Profile::path(NodeId from, std::span<const FrameId> frames) {
+  for (FrameId f : frames) from = child(from, f);
+  return from;
+}
+
+int Profile::add_column(std::string name, std::string unit) {
+  columns.push_back(WeightColumn{std::move(name), std::move(unit), std::vector<double>(node_count(), 0)});
+  return static_cast<int>(columns.size() - 1);
+}
+
+int Profile::column(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<double> Profile::totals(int c) const {
+  std::vector<double> t = columns[c].self;
+  for (size_t n = t.size(); n-- > 1;) t[parent[n]] += t[n];
+  return t;
+}
+
+double Profile::total(int c) const {
+  double s = 0;
+  for (double w : columns[c].self) s += w;
+  return s;
+}
+
+uint32_t Profile::depth(NodeId n) const {
+  uint32_t d = 0;
+  while (n != 0) {
+    n = parent[n];
+    ++d;
+  }
+  return d;
+}
+
+void Profile::count(std::string_view what, uint64_t n) {
+  for (Counter& c : counters)
+    if (c.what == what) {
+      c.count += n;
+      return;
+    }
+  counters.push_back(Counter{std::string(what), n});
+}
+
+}  // namespace flamefold

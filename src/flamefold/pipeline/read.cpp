@@ -1,0 +1,59 @@
+#include <string>
+
+#include "flamefold/errors.h"
+#include "flamefold/merge.h"
+#include "flamefold/pipeline.h"
+#include "flamefold/readers/folded.h"
+#include "flamefold/readers/perf_script.h"
+
+namespace flamefold {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Profile read_one(const std::string& path, const ReadOptions& o) {
+  Input input = Input::open(path);
+  Format f = o.format.empty() ? sniff_format(input.head(), path) : parse_format(o.format);
+  if (!o.format.empty() || f != Format::Unknown) {
+    // fall through to the reader below
+  }
+  switch (f) {
+    case Format::Folded: return read_folded(input, o);
+    case Format::PerfScript: return read_perf_script(input, o);
+    case Format::Kineto:
+    case Format::Nsys:
+    case Format::Ascend:
+    case Format::Pstats:
+      throw InputError(input.path(), "", std::string("reading ") + std::string(format_name(f)) + " input is not implemented yet");
+    case Format::Unknown: break;
+  }
+  if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
+  throw InputError(input.path(), "",
+                   "cannot tell the format: not folded stacks, perf script, Chrome trace JSON, an nsys/Ascend "
+                   "SQLite DB or a pstats file (use --format to say which)");
+}
+
+}  // namespace
+
+Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o) {
+  if (paths.empty()) throw UsageError("no input file (use - for standard input)");
+  if (paths.size() == 1) return read_one(paths[0], o);
+  // Several inputs: each becomes a top-level "rank" frame named after its file.
+  Profile merged;
+  CategoryId rank_cat = merged.symbols.category(category::kRank);
+  for (const std::string& path : paths) {
+    Profile one = read_one(path, o);
+    if (merged.source_format.empty()) merged.source_format = one.source_format;
+    if (merged.columns.empty()) merged.default_column = one.default_column;
+    NodeId at = merged.child(0, merged.symbols.frame(base_name(path), {}, 0, rank_cat));
+    graft(merged, at, one);
+    merged.inputs.push_back(path);
+  }
+  return merged;
+}
+
+}  // namespace flamefold

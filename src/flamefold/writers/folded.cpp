@@ -1,0 +1,104 @@
+#include "flamefold/writers/folded.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "flamefold/frame_label.h"
+
+namespace flamefold {
+
+void append_weight(std::string& out, double w) {
+  if (w == std::floor(w) && std::fabs(w) < 9.0e15) {
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(w));
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", w);
+  }
+}
+
+namespace {
+
+// Among siblings, each child contributes two items: its own line (key = label) and the
+// block of its descendants' lines (key = label + ";"). Sorting those keys bytewise yields the
+// same order as sorting the finished lines, without building them all first.
+struct Item {
+  const std::string* key;
+  NodeId node;
+  bool block;
+};
+
+}  // namespace
+
+void write_folded(const Profile& p, int column, OutputFile& out, const WriteOptions& options) {
+  const std::vector<double>& self = p.columns[column].self;
+  std::vector<double> total = p.totals(column);
+  std::vector<std::string> labels(p.symbols.frame_count());
+  std::vector<bool> labelled(p.symbols.frame_count(), false);
+  auto label = [&](NodeId n) -> const std::string& {
+    FrameId f = p.frame[n];
+    if (!labelled[f]) {
+      labels[f] = frame_label(p.symbols, f);
+      labelled[f] = true;
+    }
+    return labels[f];
+  };
+
+  std::string prefix;
+  std::vector<std::string> block_keys;
+  // Explicit stack: (items of one sibling group, position in it, prefix length before it).
+  struct Level {
+    std::vector<Item> items;
+    size_t next = 0;
+    size_t prefix_len = 0;
+  };
+  std::vector<Level> levels;
+  std::vector<std::unique_ptr<std::string>> key_store;
+
+  auto make_level = [&](NodeId parent_node, size_t prefix_len) {
+    Level lv;
+    lv.prefix_len = prefix_len;
+    for (NodeId c = p.first_child[parent_node]; c != kNone; c = p.next_sibling[c]) {
+      if (total[c] == 0) continue;
+      const std::string& l = label(c);
+      if (self[c] != 0) lv.items.push_back(Item{&l, c, false});
+      bool has_children = total[c] != self[c];
+      if (has_children) {
+        key_store.push_back(std::make_unique<std::string>(l + ";"));
+        lv.items.push_back(Item{key_store.back().get(), c, true});
+      }
+    }
+    std::sort(lv.items.begin(), lv.items.end(), [](const Item& a, const Item& b) {
+      if (*a.key != *b.key) return *a.key < *b.key;
+      return a.block < b.block;
+    });
+    return lv;
+  };
+
+  (void)options;
+  levels.push_back(make_level(0, 0));
+  while (!levels.empty()) {
+    Level& lv = levels.back();
+    if (lv.next == lv.items.size()) {
+      levels.pop_back();
+      continue;
+    }
+    Item it = lv.items[lv.next++];
+    prefix.resize(lv.prefix_len);
+    if (!prefix.empty()) prefix.push_back(';');
+    prefix.append(label(it.node));
+    if (!it.block) {
+      std::string& b = out.buffer();
+      b.append(prefix);
+      b.push_back(' ');
+      append_weight(b, self[it.node]);
+      b.push_back('\n');
+      out.maybe_flush();
+    } else {
+      size_t len = prefix.size();
+      levels.push_back(make_level(it.node, len));
+    }
+  }
+}
+
+}  // namespace flamefold

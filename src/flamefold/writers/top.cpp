@@ -1,0 +1,112 @@
+#include "flamefold/writers/top.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "flamefold/frame_label.h"
+#include "flamefold/function_stats.h"
+#include "flamefold/writers/folded.h"
+
+namespace flamefold {
+
+namespace {
+
+void append_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20)
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+        else
+          out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back('"');
+}
+
+std::string human(double w, const std::string& unit) {
+  if (unit == "ns") {
+    double a = std::fabs(w);
+    if (a >= 1e9) return fmt::format("{:.3f} s", w / 1e9);
+    if (a >= 1e6) return fmt::format("{:.3f} ms", w / 1e6);
+    if (a >= 1e3) return fmt::format("{:.3f} us", w / 1e3);
+    return fmt::format("{} ns", static_cast<int64_t>(w));
+  }
+  std::string s;
+  append_weight(s, w);
+  return s;
+}
+
+}  // namespace
+
+void write_top(const Profile& p, int column, OutputFile& out, const WriteOptions& o) {
+  std::vector<FrameStats> stats = frame_stats(p, column);
+  bool by_total = o.sort == "total" || o.sort == "cumulative" || o.sort == "cum";
+  std::stable_sort(stats.begin(), stats.end(), [&](const FrameStats& a, const FrameStats& b) {
+    double ka = by_total ? a.total : a.self, kb = by_total ? b.total : b.self;
+    if (ka != kb) return ka > kb;
+    return a.frame < b.frame;
+  });
+  double all = p.total(column);
+  const WeightColumn& col = p.columns[column];
+  size_t rows = std::min(stats.size(), o.limit ? o.limit : stats.size());
+  std::string& b = out.buffer();
+  if (o.json) {
+    b += "{\"weight\":";
+    append_json_string(b, col.name);
+    b += ",\"unit\":";
+    append_json_string(b, col.unit);
+    b += ",\"total\":";
+    append_weight(b, all);
+    b += ",\"sort\":";
+    append_json_string(b, by_total ? "total" : "self");
+    b += ",\"frames\":[";
+    for (size_t i = 0; i < rows; ++i) {
+      const FrameStats& s = stats[i];
+      if (i) b.push_back(',');
+      b += "\n{\"name\":";
+      append_json_string(b, p.symbols.name(s.frame));
+      const Frame& f = p.symbols[s.frame];
+      if (f.file) {
+        b += ",\"file\":";
+        append_json_string(b, p.symbols.strings[f.file]);
+        b += fmt::format(",\"line\":{}", f.line);
+      }
+      if (f.category) {
+        b += ",\"category\":";
+        append_json_string(b, p.symbols.category_name(f.category));
+      }
+      b += ",\"self\":";
+      append_weight(b, s.self);
+      b += ",\"total\":";
+      append_weight(b, s.total);
+      b += fmt::format(",\"self_pct\":{:.4f},\"total_pct\":{:.4f}}}", all ? 100 * s.self / all : 0.0,
+                       all ? 100 * s.total / all : 0.0);
+      out.maybe_flush();
+    }
+    b += "\n]}\n";
+    return;
+  }
+  std::string unit = col.unit == "ns" ? "time" : col.unit;
+  b += fmt::format("{}: total {} ({} frames{})\n", col.name, human(all, col.unit), stats.size(),
+                   rows < stats.size() ? fmt::format(", top {} by {}", rows, by_total ? "total" : "self") : "");
+  b += fmt::format("{:>14} {:>7} {:>14} {:>7}  {}\n", "self", "self%", "total", "total%", "frame");
+  for (size_t i = 0; i < rows; ++i) {
+    const FrameStats& s = stats[i];
+    b += fmt::format("{:>14} {:>6.2f}% {:>14} {:>6.2f}%  ", human(s.self, col.unit), all ? 100 * s.self / all : 0.0,
+                     human(s.total, col.unit), all ? 100 * s.total / all : 0.0);
+    append_frame_label(b, p.symbols, s.frame);
+    b.push_back('\n');
+    out.maybe_flush();
+  }
+  (void)unit;
+}
+
+}  // namespace flamefold
