@@ -18,17 +18,17 @@ std::string base_name(const std::string& path) {
 Profile read_one(const std::string& path, const ReadOptions& o) {
   Input input = Input::open(path);
   Format f = o.format.empty() ? sniff_format(input.head(), path) : parse_format(o.format);
-  if (!o.format.empty() || f != Format::Unknown) {
-    // fall through to the reader below
-  }
   switch (f) {
     case Format::Folded: return read_folded(input, o);
     case Format::PerfScript: return read_perf_script(input, o);
-    case Format::Kineto:
-    case Format::Nsys:
-    case Format::Ascend:
-    case Format::Pstats:
-      throw InputError(input.path(), "", std::string("reading ") + std::string(format_name(f)) + " input is not implemented yet");
+    case Format::Kineto:  // (issue: PyTorch traces)
+      throw InputError(input.path(), "", "reading kineto input is not implemented yet");
+    case Format::Nsys:  // (issue: nsys/Ascend databases)
+      throw InputError(input.path(), "", "reading nsys input is not implemented yet");
+    case Format::Ascend:  // (issue: nsys/Ascend databases)
+      throw InputError(input.path(), "", "reading ascend input is not implemented yet");
+    case Format::Pstats:  // (issue: pstats)
+      throw InputError(input.path(), "", "reading pstats input is not implemented yet");
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
