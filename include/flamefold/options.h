@@ -50,6 +50,15 @@ struct WriteOptions {
   std::string sort = "self";  // top: self | total (| cumulative, tottime, calls ...)
   size_t limit = 30;          // top: rows
   int column = -1;            // weight column; -1 = the profile's default
+  // SVG only (flamegraph.pl's switches of the same names).
+  int frame_height = 16;              // --height
+  std::string font_type = "Verdana";  // --fonttype
+  double font_size = 12;              // --fontsize
+  double font_width = 0.59;           // --fontwidth: average glyph width / font size
+  std::string name_type = "Function:";  // --nametype: label before the name in the details bar
+  std::string notes;                  // --notes: put in a comment at the top of the SVG
+  std::string bgcolors;               // --bgcolors: yellow, blue, green, grey, #rrggbb; "" = by palette
+  std::string search_color = "rgb(230,0,230)";  // --search-color
 };
 
 }  // namespace flamefold

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flamefold/device_ops.h"
 #include "flamefold/hash.h"
 #include "flamefold/strings.h"
 
@@ -100,6 +101,7 @@ class Profile {
   std::vector<std::string> inputs;
   std::vector<std::pair<std::string, std::string>> facts;  // ("events", "1234") ...
   std::vector<Counter> counters;
+  std::vector<DeviceOpStats> device_ops;  // traced formats: per kernel/memcpy/memset name (device_ops.h)
 
   size_t node_count() const { return parent.size(); }
   NodeId child(NodeId parent_node, FrameId f);  // finds or creates

@@ -30,6 +30,7 @@ struct Track {
   uint32_t rank = 0;    // index into Timeline::ranks
   bool device = false;  // GPU/NPU stream
   int32_t device_index = -1;
+  StrId process_name = 0;  // from the trace's process metadata; 0 = unknown (shown as "process <pid>")
 };
 
 struct Timeline {

@@ -13,6 +13,8 @@
 #include "flamefold/pipeline.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/top.h"
+#include "flamefold/readers/pstats.h"
+#include "flamefold/writers/pstats_table.h"
 #include "cli/commands.h"
 
 using namespace flamefold;
@@ -41,6 +43,11 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_flag("--addrs", r.perf.addrs, "perf: keep raw addresses of unknown symbols");
   app->add_flag("--inline", r.perf.inline_, "perf: accepted for stackcollapse-perf.pl compatibility");
   app->add_option("--event-filter", r.perf.event_filter, "perf: only samples of this event (default: the first event seen)");
+  app->add_option("--stacks", r.stacks,
+                  "how to build stacks when the input offers several: nsys nvtx (default) or backtrace "
+                  "(CUDA_CALLCHAINS); Ascend ops (default) or callchain (adds PYTORCH_CALLCHAINS Python frames)");
+  app->add_option("--max-input-bytes", r.max_input_bytes,
+                  "refuse database inputs larger than this (default for Ascend DBs: 10 GiB, as MindStudio's tool)");
   app->add_option("--weight", r.weight, "which weight to use: samples, cpu, gpu, npu, kernels, calls (default: the input's)");
   app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
 }
@@ -55,6 +62,15 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
   app->add_flag("--inverted", w.inverted, "icicle graph (root at the top)");
   app->add_flag("--reverse", w.reverse, "reverse stacks (merge from the leaves)");
   app->add_option("--countname", w.countname, "what one unit of weight is called (default: from the input)");
+  app->add_flag("--hash", "SVG: colours from a hash of the name (always on: output is reproducible)");
+  app->add_option("--height", w.frame_height, "SVG: frame height in pixels (default 16)");
+  app->add_option("--fonttype", w.font_type, "SVG: font family (default Verdana)");
+  app->add_option("--fontsize", w.font_size, "SVG: font size (default 12)");
+  app->add_option("--fontwidth", w.font_width, "SVG: average glyph width / font size (default 0.59)");
+  app->add_option("--nametype", w.name_type, "SVG: label before the name in the details bar (default \"Function:\")");
+  app->add_option("--notes", w.notes, "SVG: notes kept in a comment at the top of the file");
+  app->add_option("--bgcolors", w.bgcolors, "SVG: background: yellow, blue, green, grey or #rrggbb (default: by palette)");
+  app->add_option("--search-color", w.search_color, "SVG: colour of search matches (default rgb(230,0,230))");
 }
 
 int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOptions& w, const std::string& out) {
@@ -94,7 +110,7 @@ int main(int argc, char** argv) {
   auto* top = app.add_subcommand("top", "the hottest frames as a table");
   top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
   top->add_option("-o,--output", output, "output file (default: stdout)")->default_val("-");
-  top->add_option("--sort", w.sort, "sort by self or total (default self)");
+  top->add_option("--sort", w.sort, "self or total (default self); or a pstats key (cumulative, tottime, ncalls, ...) for the python -m pstats table");
   top->add_option("-n,--limit", w.limit, "rows to print (0 = all; default 30)");
   top->add_flag("--json", w.json, "JSON output for scripts");
   add_read_options(top, r);
@@ -120,6 +136,15 @@ int main(int argc, char** argv) {
       write_profile(p, output, w);
       report_counters(p);
       if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
+      return 0;
+    }
+    if (top->parsed() && is_pstats_sort_key(w.sort) && !w.json) {  // the `python -m pstats` table
+      CallStats st = read_call_stats(inputs, r);
+      if (st.from_samples)
+        std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime are sample weights, ncalls counts call paths\n");
+      OutputFile file(output);
+      write_pstats_table(st, w.sort, w.limit, file);
+      file.commit();
       return 0;
     }
     if (top->parsed()) {

@@ -5,6 +5,7 @@
 #include "flamefold/pipeline.h"
 #include "flamefold/readers/folded.h"
 #include "flamefold/readers/perf_script.h"
+#include "flamefold/readers/sqlite_db.h"
 
 namespace flamefold {
 
@@ -34,8 +35,11 @@ Format parse_format(std::string_view name) {
 
 Format sniff_format(std::string_view head, std::string_view path) {
   if (head.size() >= 16 && std::memcmp(head.data(), "SQLite format 3\0", 16) == 0) {
-    // Which profiler wrote the database is decided from its tables by the readers; the
-    // name only breaks the tie here.
+    // Which profiler wrote the database: its tables say (StringIds vs STRING_IDS); the name
+    // only breaks the tie when the file cannot be opened (stdin ...).
+    std::string_view kind = sqlite::profiler_db_kind(std::string(path));
+    if (kind == "nsys") return Format::Nsys;
+    if (kind == "ascend") return Format::Ascend;
     if (path.find("ascend") != std::string_view::npos || path.find("msprof") != std::string_view::npos ||
         path.find("report_") != std::string_view::npos)
       return Format::Ascend;

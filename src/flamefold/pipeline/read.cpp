@@ -4,7 +4,11 @@
 #include "flamefold/merge.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/readers/folded.h"
+#include "flamefold/readers/kineto.h"
 #include "flamefold/readers/perf_script.h"
+#include "flamefold/readers/nsys.h"
+#include "flamefold/readers/ascend.h"
+#include "flamefold/readers/pstats.h"
 
 namespace flamefold {
 
@@ -21,14 +25,10 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
   switch (f) {
     case Format::Folded: return read_folded(input, o);
     case Format::PerfScript: return read_perf_script(input, o);
-    case Format::Kineto:  // (issue: PyTorch traces)
-      throw InputError(input.path(), "", "reading kineto input is not implemented yet");
-    case Format::Nsys:  // (issue: nsys/Ascend databases)
-      throw InputError(input.path(), "", "reading nsys input is not implemented yet");
-    case Format::Ascend:  // (issue: nsys/Ascend databases)
-      throw InputError(input.path(), "", "reading ascend input is not implemented yet");
-    case Format::Pstats:  // (issue: pstats)
-      throw InputError(input.path(), "", "reading pstats input is not implemented yet");
+    case Format::Kineto: return read_kineto(input, o);
+    case Format::Nsys: return read_nsys(input.path(), o);
+    case Format::Ascend: return read_ascend(input.path(), o);
+    case Format::Pstats: return read_pstats(input, o);
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");

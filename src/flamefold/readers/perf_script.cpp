@@ -1,12 +1,924 @@
+// `perf script` text -> Profile, with the behaviour of stackcollapse-perf.pl (FlameGraph).
+//
+// The Perl script is a line-by-line state machine driven by three regular expressions; each
+// is re-implemented here by hand (parse_event_record, parse_event_name, parse_stack_line),
+// including the corners its backtracking produces, so the folded output is byte-identical.
+//
+// Speed: stack lines repeat (a return address always prints the same symbol), so the frames a
+// line produces are cached by the line's bytes; a sample then costs one hash lookup per line
+// and one child lookup per frame. Big inputs are cut at blank lines (sample boundaries) and
+// collapsed by several workers, each into its own partial profile; the partials are merged and
+// the result is put in a canonical order, so the output never depends on the thread count.
 #include "flamefold/readers/perf_script.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
 #include "flamefold/errors.h"
+#include "flamefold/hash.h"
+#include "flamefold/merge.h"
+#include "flamefold/progress.h"
+#include "flamefold/readers/text_source.h"
 
 namespace flamefold {
 
-bool looks_like_perf_script(std::string_view) { return false; }
-Profile read_perf_script(Input& input, const ReadOptions&) {
-  throw InputError(input.path(), "", "perf script input is not implemented yet");
+namespace perf_script {
+
+namespace {
+
+// Perl's \s, \d and \w on byte strings.
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_word(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// m:/tmp/perf-\d+\.map:
+bool is_perf_map(std::string_view module) {
+  size_t at = 0;
+  while ((at = module.find("/tmp/perf-", at)) != std::string_view::npos) {
+    size_t i = at + 10, d = i;
+    while (i < module.size() && is_digit(module[i])) ++i;
+    if (i > d && module.substr(i, 4) == ".map") return true;
+    ++at;
+  }
+  return false;
+}
+
+// m/\.\(.*\)\./ : a Go method name such as "net/http.(*Client).Do".
+bool looks_like_go_method(std::string_view f) {
+  size_t open = f.find(".(");
+  if (open == std::string_view::npos) return false;
+  size_t close = f.rfind(").");
+  return close != std::string_view::npos && close >= open + 2;
+}
+
+// One "->"-separated part of a symbol, tidied and annotated as stackcollapse-perf.pl does.
+void tidy_part(std::string& func, const StackLine& s, const PerfOptions& o, bool java, bool inlined) {
+  if (func == "[unknown]") {
+    std::string_view base = "unknown";
+    if (s.module != "[unknown]") {
+      size_t slash = s.module.rfind('/');
+      base = slash == std::string_view::npos ? s.module : s.module.substr(slash + 1);
+    }
+    std::string named = "[";
+    named.append(base);
+    if (o.addrs) {
+      named.append(" <");
+      named.append(s.pc);
+      named.append(">");
+    }
+    named.push_back(']');
+    func.swap(named);
+  }
+  // tidy_generic: ';' would split the frame; argument lists are noise (but keep Go method
+  // names and C++ "(anonymous namespace)"); quotes go.
+  std::replace(func.begin(), func.end(), ';', ':');
+  if (!looks_like_go_method(func)) {
+    size_t at = 0;
+    while ((at = func.find('(', at)) != std::string::npos) {
+      if (std::string_view(func).substr(at + 1, 20) != "anonymous namespace)") {
+        func.resize(at);
+        break;
+      }
+      ++at;
+    }
+  }
+  func.erase(std::remove_if(func.begin(), func.end(), [](char c) { return c == '"' || c == '\''; }), func.end());
+  // tidy_java: "Lorg/mozilla/Foo:.bar" -> "org/mozilla/Foo:.bar", only for the "java" process.
+  if (java && !func.empty() && func[0] == 'L' && func.find('/') != std::string::npos) func.erase(0, 1);
+  bool kernel = o.kernel || o.all, jit = o.jit || o.all;
+  if (inlined) {
+    if (func.find("_[i]") == std::string::npos) func.append("_[i]");
+  } else if (kernel && (starts_with(s.module, "[") || ends_with(s.module, "vmlinux")) &&
+             s.module.find("unknown") == std::string_view::npos) {
+    func.append("_[k]");
+  } else if (jit && is_perf_map(s.module)) {
+    if (func.find("_[j]") == std::string::npos) func.append("_[j]");
+  }
+}
+
+}  // namespace
+
+bool parse_event_record(std::string_view line, EventRecord& r) {
+  size_t n = line.size();
+  if (n < 3 || is_space(line[0])) return false;
+  // The comm is the shortest prefix (at least two characters) followed by spaces, digits,
+  // optional "/digits" and a space.
+  size_t e = 2;
+  while (e < n) {
+    if (!is_space(line[e])) {
+      ++e;
+      continue;
+    }
+    size_t i = e;
+    while (i < n && is_space(line[i])) ++i;
+    size_t d0 = i;
+    while (i < n && is_digit(line[i])) ++i;
+    if (i > d0) {
+      size_t d1 = i;
+      while (i < n && line[i] == '/') ++i;
+      size_t t0 = i;
+      while (i < n && is_digit(line[i])) ++i;
+      if (i < n && is_space(line[i])) {
+        r.comm = line.substr(0, e);
+        r.pid = line.substr(d0, d1 - d0);
+        r.tid = line.substr(t0, i - t0);
+        return true;
+      }
+    }
+    e = d0;  // any other end inside this run of spaces would fail the same way
+  }
+  return false;
+}
+
+bool parse_event_name(std::string_view line, std::string_view& event, std::string_view& period) {
+  size_t end = line.size();
+  while (end > 0 && is_space(line[end - 1])) --end;
+  if (end < 2 || line[end - 1] != ':') return false;
+  size_t start = end - 1;  // the event is the last word, without its final ':'
+  while (start > 0 && !is_space(line[start - 1])) --start;
+  if (start + 1 >= end || start == 0) return false;
+  size_t gap = start;
+  while (gap > 0 && is_space(line[gap - 1])) --gap;
+  if (gap == 0) return false;
+  if (line[gap - 1] == ':') {
+    event = line.substr(start, end - 1 - start);
+    period = {};
+    return true;
+  }
+  // "...: <period> <event>:"
+  if (!is_digit(line[gap - 1])) return false;
+  size_t d = gap;
+  while (d > 0 && is_digit(line[d - 1])) --d;
+  size_t w = d;
+  while (w > 0 && is_space(line[w - 1])) --w;
+  if (w == 0 || line[w - 1] != ':') return false;
+  event = line.substr(start, end - 1 - start);
+  period = line.substr(d, gap - d);
+  return true;
+}
+
+bool parse_stack_line(std::string_view line, StackLine& s) {
+  size_t n = line.size(), i = 0;
+  while (i < n && is_space(line[i])) ++i;
+  size_t w0 = i;
+  while (i < n && is_word(line[i])) ++i;
+  size_t w1 = i;
+  if (w1 == w0) return false;
+  while (i < n && is_space(line[i])) ++i;
+  size_t f = i;
+  // The symbol runs (greedily) to the last " (" whose following non-space run holds a ')':
+  // the module is what lies between that "(" and the run's last ')'.
+  size_t p = std::string_view::npos, mod_end = 0;
+  for (size_t at = n; at > w1 + 1;) {
+    const void* hit = memrchr(line.data() + w1 + 1, '(', at - (w1 + 1));
+    if (!hit) break;
+    size_t open = static_cast<size_t>(static_cast<const char*>(hit) - line.data());
+    at = open;
+    if (line[open - 1] != ' ') continue;
+    size_t close = std::string_view::npos;
+    for (size_t k = open + 1; k < n && !is_space(line[k]); ++k)
+      if (line[k] == ')') close = k;
+    if (close == std::string_view::npos) continue;
+    p = open - 1;
+    mod_end = close;
+    break;
+  }
+  if (p == std::string_view::npos) return false;
+  // (.+) needs one character: when the symbol would be empty, Perl backtracks into the
+  // spaces (symbol " ") or, failing that, into the address (its last character).
+  size_t start = p >= f + 1 ? f : p - 1;
+  if (start < w1) {
+    if (w1 - 1 <= w0) return false;
+    s.pc = line.substr(w0, w1 - 1 - w0);
+  } else {
+    s.pc = line.substr(w0, w1 - w0);
+  }
+  s.rawfunc = line.substr(start, p - start);
+  s.module = line.substr(p + 2, mod_end - (p + 2));
+  return true;
+}
+
+namespace {
+
+void append_frame_names(const StackLine& s, const PerfOptions& o, bool java, std::vector<std::string>& out) {
+  std::string_view raw = s.rawfunc;
+  // Linux 4.8+ prints symbol offsets ("cpu_startup_entry+0x1a"): strip them.
+  size_t h = raw.size();
+  while (h > 0 && is_lower_hex(raw[h - 1])) --h;
+  if (h < raw.size() && h >= 3 && raw.substr(h - 3, 3) == "+0x") raw = raw.substr(0, h - 3);
+  if (!raw.empty() && raw[0] == '(') return;  // a process name, not a symbol
+  // Inlined frames come as "outer->inner->..." (Perl's split drops trailing empty parts).
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (true) {
+    size_t arrow = raw.find("->", pos);
+    if (arrow == std::string_view::npos) {
+      parts.push_back(raw.substr(pos));
+      break;
+    }
+    parts.push_back(raw.substr(pos, arrow - pos));
+    pos = arrow + 2;
+  }
+  while (!parts.empty() && parts.back().empty()) parts.pop_back();
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string func(parts[k]);
+    tidy_part(func, s, o, java, k > 0);
+    out.push_back(std::move(func));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> frame_names(const StackLine& s, const PerfOptions& o, bool java) {
+  std::vector<std::string> out;
+  append_frame_names(s, o, java, out);
+  return out;
+}
+
+}  // namespace perf_script
+
+using namespace perf_script;
+
+namespace {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// Stack line -> the frames it contributes, keyed by the line's bytes (and whether the process
+// is "java", which changes tidying). Bounded: cleared when full, hot lines come back at once.
+class LineCache {
+ public:
+  static constexpr size_t kMaxEntries = 1 << 16;
+  static constexpr size_t kMaxText = 4 << 20;
+
+  struct Entry {
+    uint32_t frames_begin = 0;
+    uint16_t frame_count = 0;
+    bool unrecognised = false;
+  };
+
+  LineCache() { clear(); }
+
+  const Entry* find(std::string_view line, uint64_t h, bool java) const {
+    size_t i = h & mask_;
+    while (true) {
+      const Slot& s = slots_[i];
+      if (s.len_plus_one == 0) return nullptr;
+      if (s.hash == h && s.len_plus_one == line.size() + 1 && s.java == java &&
+          std::memcmp(text_.data() + s.text_begin, line.data(), line.size()) == 0)
+        return &s.entry;
+      i = (i + 1) & mask_;
+    }
+  }
+  const FrameId* frames(const Entry& e) const { return frames_.data() + e.frames_begin; }
+
+  // Stores the frames in `pending` for this line; returns the stored entry.
+  const Entry* insert(std::string_view line, uint64_t h, bool java, const std::vector<FrameId>& pending,
+                      bool unrecognised) {
+    if (size_ >= kMaxEntries || text_.size() + line.size() > kMaxText || pending.size() > 0xFFFF ||
+        frames_.size() + pending.size() > UINT32_MAX / 2)
+      clear();
+    if (line.size() > kMaxText || pending.size() > 0xFFFF) return nullptr;  // too big to keep
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    size_t i = h & mask_;
+    while (slots_[i].len_plus_one != 0) i = (i + 1) & mask_;
+    Slot& s = slots_[i];
+    s.hash = h;
+    s.text_begin = static_cast<uint32_t>(text_.size());
+    s.len_plus_one = static_cast<uint32_t>(line.size() + 1);
+    s.java = java;
+    s.entry.frames_begin = static_cast<uint32_t>(frames_.size());
+    s.entry.frame_count = static_cast<uint16_t>(pending.size());
+    s.entry.unrecognised = unrecognised;
+    text_.append(line);
+    frames_.insert(frames_.end(), pending.begin(), pending.end());
+    ++size_;
+    return &s.entry;
+  }
+
+  void clear() {
+    slots_.assign(1024, Slot{});
+    mask_ = slots_.size() - 1;
+    size_ = 0;
+    text_.clear();
+    frames_.clear();
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t text_begin = 0;
+    uint32_t len_plus_one = 0;  // 0 = empty slot
+    Entry entry;
+    bool java = false;
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.len_plus_one == 0) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].len_plus_one != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  std::string text_;
+  std::vector<FrameId> frames_;
+};
+
+uint64_t parse_uint(std::string_view digits) {
+  uint64_t v = 0;
+  for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
+  return v;
+}
+
+double parse_period(std::string_view digits) {
+  if (digits.size() <= 18) return static_cast<double>(parse_uint(digits));
+  double v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');
+  return v;
+}
+
+// Collapses lines of perf script into a (partial) profile. One per worker thread.
+class Collapser {
+ public:
+  explicit Collapser(const PerfOptions& o) : o_(o) {
+    column_ = profile.add_column("samples", "samples");
+    group_category_ = profile.symbols.category(o.tid ? category::kThread : category::kProcess);
+  }
+
+  // The event to keep. Unknown until the first event line when empty and not forced.
+  void set_filter(const std::string& filter, bool known, bool defaulted) {
+    filter_ = filter;
+    filter_known_ = known;
+    defaulted_ = defaulted;
+  }
+  const std::string& filter() const { return filter_; }
+  bool filter_known() const { return filter_known_; }
+  bool filter_defaulted() const { return defaulted_; }
+
+  // Lines of text; the last line may lack its '\n' only at the end of the input.
+  void feed(std::string_view text) {
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (p < end) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+      const char* line_end = nl ? nl : end;
+      line(std::string_view(p, static_cast<size_t>(line_end - p)));
+      p = nl ? nl + 1 : end;
+    }
+  }
+
+  // End of the input: a sample without its closing blank line is dropped, as Perl does.
+  void end_of_input() {
+    if (have_pname_) ++truncated_;
+    have_pname_ = false;
+    stack_.clear();
+  }
+
+  // Per-job line accounting (for "first at line N" across workers).
+  void begin_job() {
+    job_lines_ = 0;
+    job_first_bad_ = 0;
+  }
+  uint64_t job_lines() const { return job_lines_; }
+  uint64_t job_first_bad() const { return job_first_bad_; }
+
+  Profile profile;
+  uint64_t truncated_samples() const { return truncated_; }
+  uint64_t samples = 0, bad_lines = 0, other_events = 0;
+  bool any_period_not_one = false;
+  bool saw_event_record = false;
+  std::vector<uint64_t> samples_by_group;  // by the group frame's id (root frames)
+  std::vector<uint64_t> pid_list, tid_list;  // distinct process and thread ids seen
+
+ private:
+  void line(std::string_view l) {
+    ++job_lines_;
+    if (!l.empty() && l[0] == '#') return;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF files
+    if (l.empty()) {
+      end_sample();
+      return;
+    }
+    if (!is_space(l[0])) {
+      EventRecord r;
+      if (parse_event_record(l, r)) {
+        event_line(l, r);
+        return;
+      }
+    }
+    stack_line(l);
+  }
+
+  static void remember(U64Map& seen, std::vector<uint64_t>& list, uint64_t id) {
+    if (id == U64Map::kEmpty) return;
+    uint32_t fresh = static_cast<uint32_t>(list.size());
+    if (seen.find_or_insert(id, fresh) == fresh) list.push_back(id);
+  }
+
+  void bad_line() {
+    ++bad_lines;
+    if (!job_first_bad_) job_first_bad_ = job_lines_;
+  }
+
+  void event_line(std::string_view l, const EventRecord& r) {
+    saw_event_record = true;
+    std::string_view event, period;
+    if (parse_event_name(l, event, period)) {
+      if (!filter_known_) {
+        // By default only the first event type is kept: adding up cycles and instructions
+        // would mean nothing.
+        filter_.assign(event);
+        filter_known_ = true;
+        defaulted_ = true;
+      } else if (event != filter_) {
+        ++other_events;
+        return;
+      }
+    }
+    period_ = 1;
+    if (!period.empty() && period != "0") {
+      period_ = parse_period(period);
+      if (period_ != 1) any_period_not_one = true;
+    }
+    // Without a "/tid" the number is the thread id; so is a tid of 0 (Perl's truth test).
+    std::string_view pid = r.pid, tid = r.tid;
+    if (tid.empty() || tid == "0") {
+      tid = pid;
+      pid = "?";
+    }
+    if (pid != "?") remember(pid_seen_, pid_list, parse_uint(pid.substr(0, 18)));
+    remember(tid_seen_, tid_list, parse_uint(tid.substr(0, 18)));
+
+    pname_buf_.assign(r.comm);
+    std::replace(pname_buf_.begin(), pname_buf_.end(), ' ', '_');
+    if (o_.tid) {
+      pname_buf_.push_back('-');
+      pname_buf_.append(pid);
+      pname_buf_.push_back('/');
+      pname_buf_.append(tid);
+    } else if (o_.pid) {
+      pname_buf_.push_back('-');
+      pname_buf_.append(pid);
+    }
+    if (pname_buf_ != last_pname_) {
+      last_pname_ = pname_buf_;
+      pname_frames_.clear();
+      // A ';' in a comm splits the folded line there; keep the tree the same as the text.
+      size_t pos = 0;
+      while (true) {
+        size_t semi = last_pname_.find(';', pos);
+        std::string_view part = std::string_view(last_pname_).substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+        pname_frames_.push_back(profile.symbols.frame(part, {}, 0, pname_frames_.empty() ? group_category_ : 0));
+        if (semi == std::string::npos) break;
+        pos = semi + 1;
+      }
+      java_ = last_pname_ == "java";
+    }
+    have_pname_ = true;
+  }
+
+  void stack_line(std::string_view l) {
+    bool java = have_pname_ && java_;
+    uint64_t h = hash_bytes(l);
+    const LineCache::Entry* e = cache_.find(l, h, java);
+    if (!e) e = compute_line(l, h, java);
+    if (!e) return;  // an enormous line, already handled
+    if (e->unrecognised) {
+      bad_line();
+      return;
+    }
+    if (!have_pname_) return;  // a sample of another event, or no sample header
+    const FrameId* f = cache_.frames(*e);
+    // Lines come leaf first; within a line the outer inlined frame comes first.
+    for (uint32_t k = e->frame_count; k-- > 0;) stack_.push_back(f[k]);
+  }
+
+  const LineCache::Entry* compute_line(std::string_view l, uint64_t h, bool java) {
+    StackLine s;
+    pending_.clear();
+    if (!parse_stack_line(l, s)) {
+      const LineCache::Entry* e = cache_.insert(l, h, java, pending_, true);
+      if (!e) bad_line();
+      return e;
+    }
+    names_.clear();
+    perf_script::frame_names(s, o_, java).swap(names_);
+    for (const std::string& name : names_) pending_.push_back(profile.symbols.frame(name));
+    const LineCache::Entry* e = cache_.insert(l, h, java, pending_, false);
+    if (!e && have_pname_)  // not cacheable (a huge line): use it directly
+      for (size_t k = pending_.size(); k-- > 0;) stack_.push_back(pending_[k]);
+    return e;
+  }
+
+  void end_sample() {
+    if (!have_pname_) return;
+    NodeId n = 0;
+    for (FrameId f : pname_frames_) n = profile.child(n, f);
+    for (size_t k = stack_.size(); k-- > 0;) n = profile.child(n, stack_[k]);
+    profile.add(n, column_, period_);
+    ++samples;
+    FrameId g = pname_frames_[0];
+    if (g >= samples_by_group.size()) samples_by_group.resize(g + 1, 0);
+    ++samples_by_group[g];
+    stack_.clear();
+    have_pname_ = false;
+  }
+
+  const PerfOptions& o_;
+  int column_;
+  CategoryId group_category_;
+  std::string filter_;
+  bool filter_known_ = false, defaulted_ = false;
+  // The sample being read.
+  bool have_pname_ = false, java_ = false;
+  double period_ = 1;
+  std::string pname_buf_, last_pname_;
+  std::vector<FrameId> pname_frames_;
+  std::vector<FrameId> stack_;  // leaf first
+  // Scratch.
+  LineCache cache_;
+  std::vector<FrameId> pending_;
+  std::vector<std::string> names_;
+  uint64_t job_lines_ = 0, job_first_bad_ = 0, truncated_ = 0;
+  U64Map pid_seen_{64}, tid_seen_{64};
+};
+
+// The first event name in `text`, as the Perl script would meet it.
+bool find_first_event(std::string_view text, std::string& event) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view l = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (l.empty() || l[0] == '#' || is_space(l[0])) continue;
+    if (l.back() == '\r') l.remove_suffix(1);
+    EventRecord r;
+    std::string_view ev, period;
+    if (parse_event_record(l, r) && parse_event_name(l, ev, period)) {
+      event.assign(ev);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Where the text can be cut so that the next part starts a new sample: just after the last
+// blank line. 0 when there is none.
+size_t last_sample_boundary(std::string_view text, bool starts_line_after_newline) {
+  const void* last = memrchr(text.data(), '\n', text.size());
+  if (!last) return 0;
+  size_t end = static_cast<size_t>(static_cast<const char*>(last) - text.data());  // a '\n'
+  while (true) {
+    size_t start = 0;
+    if (end > 0) {
+      const void* prev = memrchr(text.data(), '\n', end);
+      start = prev ? static_cast<size_t>(static_cast<const char*>(prev) - text.data()) + 1 : 0;
+    }
+    size_t len = end - start;
+    bool line_start_known = start > 0 || starts_line_after_newline;
+    if (line_start_known && (len == 0 || (len == 1 && text[start] == '\r'))) return end + 1;
+    if (start == 0) return 0;
+    end = start - 1;
+  }
+}
+
+std::string thousands(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+// The profile with children in name order and frames interned in that order: the same
+// whatever order samples were met in, so output never depends on how work was split.
+Profile canonical(Profile& from) {
+  Profile out;
+  out.source_format = std::move(from.source_format);
+  out.inputs = std::move(from.inputs);
+  out.facts = std::move(from.facts);
+  out.counters = std::move(from.counters);
+  for (const WeightColumn& c : from.columns) out.add_column(c.name, c.unit);
+  out.default_column = from.default_column;
+  std::vector<CategoryId> category_map(from.symbols.category_count());
+  for (size_t c = 0; c < category_map.size(); ++c)
+    category_map[c] = out.symbols.category(from.symbols.category_name(static_cast<CategoryId>(c)));
+
+  struct Todo {
+    NodeId from_node, out_node;
+  };
+  std::vector<Todo> todo{{0, 0}};
+  std::vector<NodeId> kids;
+  while (!todo.empty()) {
+    Todo t = todo.back();
+    todo.pop_back();
+    kids.clear();
+    for (NodeId c = from.first_child[t.from_node]; c != kNone; c = from.next_sibling[c]) kids.push_back(c);
+    std::sort(kids.begin(), kids.end(), [&](NodeId a, NodeId b) {
+      const Frame& fa = from.symbols[from.frame[a]];
+      const Frame& fb = from.symbols[from.frame[b]];
+      std::string_view na = from.symbols.strings[fa.name], nb = from.symbols.strings[fb.name];
+      if (na != nb) return na < nb;
+      std::string_view ca = from.symbols.category_name(fa.category), cb = from.symbols.category_name(fb.category);
+      if (ca != cb) return ca < cb;
+      std::string_view xa = from.symbols.strings[fa.file], xb = from.symbols.strings[fb.file];
+      if (xa != xb) return xa < xb;
+      return fa.line < fb.line;
+    });
+    size_t first_new = todo.size();
+    for (NodeId c : kids) {
+      const Frame& fr = from.symbols[from.frame[c]];
+      FrameId f = out.symbols.frame(from.symbols.strings[fr.name], from.symbols.strings[fr.file], fr.line,
+                                    category_map[fr.category]);
+      NodeId m = out.child(t.out_node, f);
+      for (size_t col = 0; col < from.columns.size(); ++col) out.columns[col].self[m] = from.columns[col].self[c];
+      todo.push_back({c, m});
+    }
+    std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first_new), todo.end());  // visit in name order
+  }
+  for (size_t col = 0; col < from.columns.size(); ++col) out.columns[col].self[0] = from.columns[col].self[0];
+  return out;
+}
+
+struct JobResult {
+  uint64_t lines = 0, first_bad = 0;
+};
+
+// Several workers: the reading thread cuts the text at sample boundaries into jobs; each worker
+// collapses its jobs into its own Collapser.
+void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, const PerfOptions& o,
+                       std::vector<std::unique_ptr<Collapser>>& collapsers, std::vector<JobResult>& results,
+                       std::string& filter, bool& filter_known, bool& defaulted) {
+  struct Job {
+    std::string text;
+    size_t index = 0;
+    std::string filter;
+    bool filter_known = false, defaulted = false, last = false;
+  };
+  // Bounded memory: a few buffers in flight, whatever the input size.
+  size_t pool_size = workers + 2;
+  std::vector<std::unique_ptr<Job>> pool;
+  std::mutex mu;
+  std::condition_variable cv_free, cv_todo;
+  std::deque<Job*> free_jobs, todo;
+  for (size_t i = 0; i < pool_size; ++i) {
+    pool.push_back(std::make_unique<Job>());
+    free_jobs.push_back(pool.back().get());
+  }
+  bool closed = false;
+  std::exception_ptr failure;
+
+  for (unsigned w = 0; w < workers; ++w) collapsers.push_back(std::make_unique<Collapser>(o));
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      Collapser& c = *collapsers[w];
+      while (true) {
+        Job* job;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv_todo.wait(lock, [&] { return !todo.empty() || closed; });
+          if (todo.empty()) return;
+          job = todo.front();
+          todo.pop_front();
+        }
+        try {
+          c.set_filter(job->filter, job->filter_known, job->defaulted);
+          c.begin_job();
+          c.feed(job->text);
+          if (job->last) c.end_of_input();
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!failure) failure = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        if (results.size() <= job->index) results.resize(job->index + 1);
+        results[job->index] = JobResult{c.job_lines(), c.job_first_bad()};
+        free_jobs.push_back(job);
+        cv_free.notify_one();
+      }
+    });
+  }
+
+  auto take_free = [&]() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv_free.wait(lock, [&] { return !free_jobs.empty(); });
+    Job* j = free_jobs.front();
+    free_jobs.pop_front();
+    return j;
+  };
+  size_t next_index = 0;
+  auto dispatch = [&](Job* j, bool last) {
+    if (!filter_known && find_first_event(j->text, filter)) {
+      filter_known = true;
+      defaulted = true;
+    }
+    j->index = next_index++;
+    j->filter = filter;
+    j->filter_known = filter_known;
+    j->defaulted = defaulted;
+    j->last = last;
+    std::lock_guard<std::mutex> lock(mu);
+    todo.push_back(j);
+    cv_todo.notify_one();
+  };
+
+  std::string carry;
+  try {
+    std::string_view chunk;
+    while (src.next(chunk)) {
+      progress.update(src.consumed());
+      bool after_newline = carry.empty() ? next_index == 0 : carry.back() == '\n';
+      size_t cut = last_sample_boundary(chunk, after_newline);
+      if (cut == 0) {
+        carry.append(chunk);  // one sample longer than a chunk: keep collecting
+        continue;
+      }
+      Job* j = take_free();
+      j->text.assign(carry);
+      j->text.append(chunk.substr(0, cut));
+      carry.assign(chunk.substr(cut));
+      dispatch(j, false);
+    }
+    if (!carry.empty()) {
+      Job* j = take_free();
+      j->text.swap(carry);
+      dispatch(j, true);
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!failure) failure = std::current_exception();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    closed = true;
+    cv_todo.notify_all();
+  }
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+bool looks_like_perf_script(std::string_view head) {
+  // The first line that is not a comment must be a sample header, and the line after it a
+  // stack frame or the blank line that ends the sample.
+  size_t pos = 0;
+  bool header_seen = false;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) return false;  // cut off by the head window
+    std::string_view l = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (!header_seen) {
+      if (l.empty() || l[0] == '#') continue;
+      if (pos == nl + 1 && l.size() >= 3 && std::memcmp(l.data(), "\xEF\xBB\xBF", 3) == 0) l.remove_prefix(3);
+      EventRecord r;
+      if (!parse_event_record(l, r)) return false;
+      header_seen = true;
+      continue;
+    }
+    if (l.empty()) return true;
+    if (l[0] == '#') continue;
+    StackLine s;
+    return parse_stack_line(l, s);
+  }
+  return false;
+}
+
+Profile read_perf_script(Input& input, const ReadOptions& options) {
+  const PerfOptions& o = options.perf;
+  TextSource src(input);
+  Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
+
+  unsigned workers = options.threads_to_use ? options.threads_to_use : std::thread::hardware_concurrency();
+  if (workers == 0) workers = 1;
+  if (workers > 64) workers = 64;
+  // Threads pay off only on big inputs (size unknown for stdin: assume big).
+  constexpr uint64_t kParallelFrom = 8 << 20;
+  uint64_t size = input.size_on_disk();
+  if (size != 0 && size < (input.compression() == Compression::None ? kParallelFrom : kParallelFrom / 8)) workers = 1;
+
+  std::string filter = o.event_filter;
+  bool filter_known = !filter.empty(), defaulted = false;
+  std::vector<std::unique_ptr<Collapser>> collapsers;
+  std::vector<JobResult> results;
+  if (workers == 1) {
+    collapsers.push_back(std::make_unique<Collapser>(o));
+    Collapser& c = *collapsers[0];
+    c.set_filter(filter, filter_known, false);
+    c.begin_job();
+    std::string_view chunk;
+    while (src.next(chunk)) {
+      c.feed(chunk);
+      progress.update(src.consumed());
+    }
+    c.end_of_input();
+    results.push_back(JobResult{c.job_lines(), c.job_first_bad()});
+    filter = c.filter();
+    filter_known = c.filter_known();
+    defaulted = c.filter_defaulted();
+  } else {
+    collapse_parallel(src, progress, workers, o, collapsers, results, filter, filter_known, defaulted);
+  }
+  progress.finish();
+
+  // Totals over the workers.
+  uint64_t samples = 0, bad = 0, other = 0, truncated = 0;
+  bool periods = false, saw_header = false;
+  std::vector<std::pair<std::string, uint64_t>> by_group;  // name, samples
+  for (auto& c : collapsers) {
+    samples += c->samples;
+    bad += c->bad_lines;
+    other += c->other_events;
+    truncated += c->truncated_samples();
+    periods |= c->any_period_not_one;
+    saw_header |= c->saw_event_record;
+    for (FrameId g = 0; g < c->samples_by_group.size(); ++g) {
+      if (!c->samples_by_group[g]) continue;
+      std::string name(c->profile.symbols.name(g));
+      auto it = std::find_if(by_group.begin(), by_group.end(), [&](const auto& e) { return e.first == name; });
+      if (it == by_group.end())
+        by_group.emplace_back(name, c->samples_by_group[g]);
+      else
+        it->second += c->samples_by_group[g];
+    }
+  }
+  uint64_t first_bad_line = 0, lines_before = 0;
+  for (const JobResult& r : results) {
+    if (r.first_bad && !first_bad_line) first_bad_line = lines_before + r.first_bad;
+    lines_before += r.lines;
+  }
+  // Distinct pids / tids over the workers.
+  auto distinct = [&](std::vector<uint64_t> Collapser::*list) {
+    std::vector<uint64_t> all;
+    for (auto& c : collapsers) all.insert(all.end(), ((*c).*list).begin(), ((*c).*list).end());
+    std::sort(all.begin(), all.end());
+    return static_cast<size_t>(std::unique(all.begin(), all.end()) - all.begin());
+  };
+  size_t pid_count = distinct(&Collapser::pid_list), tid_count = distinct(&Collapser::tid_list);
+
+  if (samples == 0 && !saw_header && bad > 0)
+    throw InputError(input.path(), "line " + std::to_string(first_bad_line),
+                     "not perf script text: expected a sample header such as \"comm 1234 [000] 12.345: 1 cycles:\"");
+
+  // One profile: graft the other workers' partials into the first, then a canonical copy.
+  Profile& base = collapsers[0]->profile;
+  for (size_t w = 1; w < collapsers.size(); ++w) {
+    graft(base, 0, collapsers[w]->profile);
+    collapsers[w]->profile = Profile();
+  }
+  base.source_format = "perf script";
+  base.inputs.push_back(input.path());
+  if (filter_known)
+    base.facts.emplace_back("event", filter + (defaulted ? " (the first event in the input; --event-filter picks another)" : ""));
+  base.facts.emplace_back("samples", thousands(samples));
+  if (periods) base.facts.emplace_back("weights", "sample periods (as stackcollapse-perf.pl counts them)");
+  if (other) base.facts.emplace_back("samples of other events (skipped)", thousands(other));
+  if (pid_count) base.facts.emplace_back("process ids", std::to_string(pid_count));
+  if (tid_count) base.facts.emplace_back("thread ids", std::to_string(tid_count));
+  std::sort(by_group.begin(), by_group.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::string group_kind = o.tid ? "threads" : o.pid ? "processes" : "commands";
+  base.facts.emplace_back(group_kind, std::to_string(by_group.size()));
+  std::string top;
+  for (size_t i = 0; i < by_group.size() && i < 10; ++i) {
+    if (i) top += ", ";
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", samples ? 100.0 * static_cast<double>(by_group[i].second) / static_cast<double>(samples) : 0.0);
+    top += by_group[i].first + " " + thousands(by_group[i].second) + " (" + pct + ")";
+  }
+  if (by_group.size() > 10) top += ", ...";
+  if (!by_group.empty()) base.facts.emplace_back("samples by " + group_kind.substr(0, group_kind.size() - 1), top);
+
+  if (bad)
+    base.count("lines that are neither a sample header nor a stack frame (skipped; first at line " +
+                   std::to_string(first_bad_line) + ")",
+               bad);
+  if (other && defaulted)
+    base.count("samples of other events skipped (kept only '" + filter + "', the first event; choose with --event-filter)",
+               other);
+  if (truncated) base.count("last sample not ended by a blank line (dropped, as stackcollapse-perf.pl does)", truncated);
+  if (src.decode_errors()) base.count("invalid UTF-16 (replaced by U+FFFD)", src.decode_errors());
+  return canonical(base);
 }
 
 }  // namespace flamefold

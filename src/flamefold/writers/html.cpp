@@ -1,11 +1,400 @@
+// The interactive HTML flame graph: web/viewer.html with web/viewer.css and web/viewer.js
+// inline, and the profile as one gzip + base64 payload that the page inflates with
+// DecompressionStream. Base64 has no character that means anything to HTML, so no frame
+// name, however hostile, can end the <script> element that carries it.
+//
+// Payload (little-endian, "varint" = unsigned LEB128), every array columnar:
+//   "FFD1"
+//   varint header_bytes, header JSON (title, columns, categories, facts, counters, ...)
+//   varint string_count, string_count x varint utf16_length, varint blob_bytes, blob (UTF-8)
+//   varint frame_count, then per frame: name[], file[], line[], category[] (each a varint array)
+//   varint node_count (node 0 = root), then for nodes 1..n-1 in depth-first order:
+//     depth step[] (previous depth + 1 - depth), frame[]
+//   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
+// Frames are renumbered in name order and children are emitted in frame order, so the
+// viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
 #include "flamefold/writers/html.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#else
+#include <zlib.h>
+#endif
+
+#include "flamefold/web_assets.h"
 
 namespace flamefold {
 
-void write_html(const Profile&, OutputFile&, const WriteOptions&) {
-  throw std::runtime_error("HTML output is not implemented yet");
+namespace {
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+// Appends s as valid UTF-8 (each invalid sequence becomes U+FFFD) and returns its length in
+// UTF-16 code units, which is how the page slices the decoded blob back into strings.
+size_t append_utf8(std::string& out, std::string_view s) {
+  size_t units = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      size_t j = i + 1;
+      while (j < n && p[j] < 0x80) ++j;
+      out.append(s.data() + i, j - i);
+      units += j - i;
+      i = j;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c == 0xe0) len = 3, lo = 0xa0;
+    else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) len = 3;
+    else if (c == 0xed) len = 3, hi = 0x9f;
+    else if (c == 0xf0) len = 4, lo = 0x90;
+    else if (c >= 0xf1 && c <= 0xf3) len = 4;
+    else if (c == 0xf4) len = 4, hi = 0x8f;
+    bool ok = len > 0 && i + len <= n && p[i + 1] >= lo && p[i + 1] <= hi;
+    for (size_t k = 2; ok && k < len; ++k) ok = p[i + k] >= 0x80 && p[i + k] <= 0xbf;
+    if (ok) {
+      out.append(s.data() + i, len);
+      units += len == 4 ? 2 : 1;
+      i += len;
+    } else {
+      out.append("\xef\xbf\xbd");
+      units += 1;
+      ++i;
+    }
+  }
+  return units;
+}
+
+void append_json_string(std::string& out, std::string_view raw) {
+  std::string s;
+  append_utf8(s, raw);
+  out.push_back('"');
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_html_text(std::string& out, std::string_view raw) {
+  std::string s;
+  append_utf8(s, raw);
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out.push_back(c);
+    }
+  }
+}
+
+std::string header_json(const Profile& p, const WriteOptions& o, int default_column,
+                        const std::vector<std::string_view>& categories) {
+  std::string j = "{\"version\":1,\"title\":";
+  std::string title = o.title.empty() ? "Flame Graph" : o.title;
+  append_json_string(j, title);
+  j += ",\"subtitle\":";
+  append_json_string(j, o.subtitle);
+  j += ",\"countname\":";
+  append_json_string(j, o.countname);
+  j += ",\"inverted\":";
+  j += o.inverted ? "true" : "false";
+  j += ",\"source_format\":";
+  append_json_string(j, p.source_format);
+  j += ",\"default_column\":" + std::to_string(default_column);
+  j += ",\"columns\":[";
+  for (size_t c = 0; c < p.columns.size(); ++c) {
+    if (c) j += ',';
+    j += "{\"name\":";
+    append_json_string(j, p.columns[c].name);
+    j += ",\"unit\":";
+    append_json_string(j, p.columns[c].unit);
+    j += '}';
+  }
+  j += "],\"categories\":[";
+  for (size_t c = 0; c < categories.size(); ++c) {
+    if (c) j += ',';
+    append_json_string(j, categories[c]);
+  }
+  j += "],\"inputs\":[";
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    if (i) j += ',';
+    append_json_string(j, p.inputs[i]);
+  }
+  j += "],\"facts\":[";
+  for (size_t i = 0; i < p.facts.size(); ++i) {
+    if (i) j += ',';
+    j += '[';
+    append_json_string(j, p.facts[i].first);
+    j += ',';
+    append_json_string(j, p.facts[i].second);
+    j += ']';
+  }
+  j += "],\"counters\":[";
+  for (size_t i = 0; i < p.counters.size(); ++i) {
+    if (i) j += ',';
+    j += '[';
+    append_json_string(j, p.counters[i].what);
+    j += ',' + std::to_string(p.counters[i].count) + ']';
+  }
+  j += "]}";
+  return j;
+}
+
+// The binary payload described at the top of this file.
+std::string build_payload(const Profile& p, const WriteOptions& o) {
+  const Symbols& sym = p.symbols;
+  const size_t n = p.node_count();
+  const size_t frame_count = sym.frame_count();
+
+  // Frames in use, renumbered in (name, file, line, category) order.
+  std::vector<uint8_t> used(frame_count, 0);
+  for (size_t i = 1; i < n; ++i) used[p.frame[i]] = 1;
+  std::vector<FrameId> order;
+  for (FrameId f = 0; f < frame_count; ++f)
+    if (used[f]) order.push_back(f);
+  std::sort(order.begin(), order.end(), [&](FrameId a, FrameId b) {
+    const Frame &fa = sym[a], &fb = sym[b];
+    if (fa.name != fb.name) {
+      int c = sym.strings[fa.name].compare(sym.strings[fb.name]);
+      if (c) return c < 0;
+    }
+    if (fa.file != fb.file) {
+      int c = sym.strings[fa.file].compare(sym.strings[fb.file]);
+      if (c) return c < 0;
+    }
+    if (fa.line != fb.line) return fa.line < fb.line;
+    return sym.category_name(fa.category) < sym.category_name(fb.category);
+  });
+  std::vector<uint32_t> rank(frame_count, 0);
+  for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+
+  // Strings and categories actually referred to, in first-use order.
+  std::vector<uint32_t> string_index(sym.strings.size(), UINT32_MAX);
+  std::vector<StrId> strings;
+  auto intern = [&](StrId s) {
+    if (string_index[s] == UINT32_MAX) {
+      string_index[s] = static_cast<uint32_t>(strings.size());
+      strings.push_back(s);
+    }
+    return string_index[s];
+  };
+  intern(0);  // "" is string 0: unknown file
+  std::vector<uint32_t> category_index(sym.category_count(), UINT32_MAX);
+  std::vector<std::string_view> categories{""};
+  category_index[0] = 0;
+  std::string frames_out;
+  put_varint(frames_out, order.size());
+  for (FrameId f : order) put_varint(frames_out, intern(sym[f].name));
+  for (FrameId f : order) put_varint(frames_out, intern(sym[f].file));
+  for (FrameId f : order) put_varint(frames_out, sym[f].line);
+  for (FrameId f : order) {
+    CategoryId c = sym[f].category;
+    if (category_index[c] == UINT32_MAX) {
+      category_index[c] = static_cast<uint32_t>(categories.size());
+      categories.push_back(sym.category_name(c));
+    }
+    put_varint(frames_out, category_index[c]);
+  }
+
+  // Children of every node sorted by frame rank: a counting sort by rank, then a stable
+  // counting sort by parent, gives each node's children as one sorted run (CSR).
+  std::vector<uint32_t> by_rank_start(order.size() + 1, 0);
+  for (size_t i = 1; i < n; ++i) ++by_rank_start[rank[p.frame[i]] + 1];
+  for (size_t r = 0; r < order.size(); ++r) by_rank_start[r + 1] += by_rank_start[r];
+  std::vector<NodeId> by_rank(n > 0 ? n - 1 : 0);
+  for (size_t i = 1; i < n; ++i) by_rank[by_rank_start[rank[p.frame[i]]]++] = static_cast<NodeId>(i);
+  std::vector<uint32_t> child_start(n + 1, 0);
+  for (size_t i = 1; i < n; ++i) ++child_start[p.parent[i] + 1];
+  for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
+  std::vector<NodeId> children(by_rank.size());
+  {
+    std::vector<uint32_t> fill(child_start.begin(), child_start.end() - 1);
+    for (NodeId c : by_rank) children[fill[p.parent[c]]++] = c;
+  }
+  by_rank = {};
+
+  // Depth-first order.
+  std::vector<NodeId> dfs;
+  dfs.reserve(n);
+  std::vector<uint32_t> depth(n, 0);
+  {
+    std::vector<NodeId> stack{0};
+    while (!stack.empty()) {
+      NodeId v = stack.back();
+      stack.pop_back();
+      dfs.push_back(v);
+      for (uint32_t k = child_start[v + 1]; k > child_start[v]; --k) {
+        NodeId c = children[k - 1];
+        depth[c] = depth[v] + 1;
+        stack.push_back(c);
+      }
+    }
+  }
+
+  std::string payload = "FFD1";
+  int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
+                                                                                        : p.default_column;
+  std::string header = header_json(p, o, default_column, categories);
+  put_varint(payload, header.size());
+  payload += header;
+
+  std::string blob;
+  std::string lengths;
+  for (StrId s : strings) put_varint(lengths, append_utf8(blob, sym.strings[s]));
+  put_varint(payload, strings.size());
+  payload += lengths;
+  put_varint(payload, blob.size());
+  payload += blob;
+  blob = {};
+  payload += frames_out;
+
+  put_varint(payload, dfs.size());
+  payload.reserve(payload.size() + dfs.size() * (4 + 3 * p.columns.size()));
+  for (size_t k = 1; k < dfs.size(); ++k) put_varint(payload, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
+  for (size_t k = 1; k < dfs.size(); ++k) put_varint(payload, rank[p.frame[dfs[k]]]);
+  for (const WeightColumn& col : p.columns) {
+    bool integral = true;
+    for (double v : col.self)
+      if (!(v >= 0 && v < 9007199254740992.0 && v == std::floor(v))) {
+        integral = false;
+        break;
+      }
+    payload.push_back(integral ? 0 : 1);
+    if (integral) {
+      for (NodeId v : dfs) put_varint(payload, static_cast<uint64_t>(col.self[v]));
+    } else {
+      for (NodeId v : dfs) {
+        double d = col.self[v];
+        char b[8];
+        std::memcpy(b, &d, 8);
+        payload.append(b, 8);
+      }
+    }
+  }
+  return payload;
+}
+
+std::string gzip(const std::string& in) {
+#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
+  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  if (!c) throw std::runtime_error("out of memory compressing the HTML payload");
+  std::string out(libdeflate_gzip_compress_bound(c, in.size()), '\0');
+  size_t got = libdeflate_gzip_compress(c, in.data(), in.size(), out.data(), out.size());
+  libdeflate_free_compressor(c);
+  if (!got) throw std::runtime_error("could not compress the HTML payload");
+  out.resize(got);
+  return out;
+#else
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("could not compress the HTML payload");
+  std::string out(deflateBound(&z, in.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&z, Z_FINISH);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("could not compress the HTML payload");
+  out.resize(z.total_out);
+  return out;
+#endif
+}
+
+void append_base64(std::string& out, std::string_view in) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  size_t n = in.size(), i = 0, o = out.size();
+  out.resize(o + (n + 2) / 3 * 4);
+  char* d = out.data() + o;
+  for (; i + 3 <= n; i += 3) {
+    uint32_t v = uint32_t(p[i]) << 16 | uint32_t(p[i + 1]) << 8 | p[i + 2];
+    *d++ = kAlphabet[v >> 18];
+    *d++ = kAlphabet[(v >> 12) & 63];
+    *d++ = kAlphabet[(v >> 6) & 63];
+    *d++ = kAlphabet[v & 63];
+  }
+  if (i < n) {
+    uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0);
+    *d++ = kAlphabet[v >> 18];
+    *d++ = kAlphabet[(v >> 12) & 63];
+    *d++ = i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=';
+    *d++ = '=';
+  }
+}
+
+std::string_view asset(std::string_view name) {
+  std::string_view a = web_asset(name);
+  if (a.empty()) throw std::runtime_error("the HTML viewer asset web/" + std::string(name) + " is missing from this build");
+  return a;
+}
+
+}  // namespace
+
+void write_html(const Profile& profile, OutputFile& out, const WriteOptions& options) {
+  std::string payload = build_payload(profile, options);
+  std::string packed = gzip(payload);
+  payload = {};
+
+  // The template's markers are replaced in order; everything else is copied verbatim.
+  std::string_view page = asset("viewer.html");
+  struct Marker {
+    std::string_view text;
+    int what;
+  };
+  static constexpr Marker kMarkers[] = {{"<!--FF:TITLE-->", 0}, {"/*FF:STYLE*/", 1},
+                                        {"<!--FF:DATA-->", 2}, {"/*FF:SCRIPT*/", 3}};
+  for (const Marker& m : kMarkers) {
+    size_t at = page.find(m.text);
+    if (at == std::string_view::npos)
+      throw std::runtime_error("web/viewer.html lacks the marker " + std::string(m.text));
+    out.write(page.substr(0, at));
+    page.remove_prefix(at + m.text.size());
+    std::string& buf = out.buffer();
+    switch (m.what) {
+      case 0: append_html_text(buf, options.title.empty() ? "Flame Graph" : options.title); break;
+      case 1: buf += asset("viewer.css"); break;
+      case 2: append_base64(buf, packed); break;
+      case 3: buf += asset("viewer.js"); break;
+    }
+    out.maybe_flush();
+  }
+  out.write(page);
 }
 
 }  // namespace flamefold

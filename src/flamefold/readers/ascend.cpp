@@ -1,0 +1,422 @@
+// Ascend profiler DB -> Timeline. Columns are found by name, so the torch_npu schema, the
+// older msprof schemas and Insight-rewritten files (extra columns) all read the same way.
+#include "flamefold/readers/ascend.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "flamefold/errors.h"
+#include "flamefold/hash.h"
+#include "flamefold/timeline_build.h"
+
+namespace flamefold {
+
+namespace {
+
+using sqlite::Db;
+using sqlite::Statement;
+
+// Correlation ids: an op's PYTORCH_API.connectionId and a CANN_API/TASK connection id live in
+// different number spaces; the top bits keep them apart (and never 0).
+constexpr uint64_t kOpLink = 1ull << 62;
+constexpr uint64_t kCannLink = 1ull << 61;
+constexpr uint32_t kExcluded = UINT32_MAX - 1;
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool contains_ci(std::string_view hay_lower, std::string_view needle) {
+  if (needle.empty()) return true;
+  std::string n(needle);
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return hay_lower.find(n) != std::string_view::npos;
+}
+
+// SQLite's LIKE 'ProfilerStep#%' (ASCII case-insensitive prefix).
+bool is_profiler_step(std::string_view name) {
+  static constexpr std::string_view kPrefix = "profilerstep#";
+  if (name.size() < kPrefix.size()) return false;
+  for (size_t i = 0; i < kPrefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[i])) != kPrefix[i]) return false;
+  return true;
+}
+
+// Column name, whichever of the candidates this schema version has ("" when none).
+std::string pick(const std::vector<std::string>& cols, std::initializer_list<const char*> candidates) {
+  for (const char* c : candidates)
+    if (sqlite::find_column(cols, c) >= 0) return c;
+  return "";
+}
+
+std::string select_list(const std::vector<std::string>& names, const std::string& table) {
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) sql += ", ";
+    sql += names[i].empty() ? std::string("NULL") : sqlite::quote_identifier(names[i]);
+  }
+  return sql + " FROM " + sqlite::quote_identifier(table);
+}
+
+class AscendReader {
+ public:
+  AscendReader(const std::string& path, const ReadOptions& read, const AscendOptions& o) : path_(path), read_(read), o_(o) {}
+
+  AscendTrace run() {
+    check_size();
+    Db db = Db::open(path_);
+    db_ = &db;
+    if (!db.has_table("STRING_IDS")) throw InputError(path_, "", "DB is missing required tables: STRING_IDS");
+    const char* host_table = db.has_table("PYTORCH_API") ? "PYTORCH_API"
+                             : db.has_table("CANN_API")  ? "CANN_API"
+                             : db.has_table("API")       ? "API"
+                                                         : nullptr;
+    if (!host_table)
+      throw InputError(path_, "", "DB is missing required tables: PYTORCH_API (nor CANN_API/API of an msprof DB)");
+    Timeline& tl = out_.timeline;
+    tl.source_format = "ascend";
+    tl.inputs.push_back(path_);
+    tl.ranks.push_back(base_name(path_));
+    out_.side.device_label = "NPU";
+    for (std::string_view c : {"cann", "python_framework", "python", "unknown"}) categories_.push_back(tl.symbols.category(c));
+    task_cat_ = tl.symbols.category("npu_task");
+    kernel_cat_ = tl.symbols.category(category::kKernel);
+    read_strings();
+    bool pytorch = std::string_view(host_table) == "PYTORCH_API";
+    if (pytorch) {
+      read_connections();
+      read_host(host_table, /*launches=*/false);
+      if (o_.cann_launches) {
+        if (db.has_table("CANN_API")) read_host("CANN_API", true);
+        else if (db.has_table("API")) read_host("API", true);
+      }
+    } else {
+      read_host(host_table, true);
+    }
+    read_tasks();
+    if (o_.callchains) add_callchains();
+    tl.facts.emplace_back("host calls", std::to_string(host_rows_));
+    tl.facts.emplace_back("NPU tasks", std::to_string(tasks_));
+    db_ = nullptr;
+    return std::move(out_);
+  }
+
+ private:
+  std::string path_;
+  const ReadOptions& read_;
+  const AscendOptions& o_;
+  const Db* db_ = nullptr;
+  AscendTrace out_;
+  U64Map strings_{4096};      // STRING_IDS id -> StrId
+  U64Map frames_{4096};       // (table << 60 | name id) -> FrameId or kExcluded
+  U64Map tracks_{64};         // globalTid -> track
+  U64Map device_tracks_{64};  // device << 32 | stream -> track
+  U64Map op_of_connection_{1024};  // CONNECTION_IDS.connectionId -> PYTORCH_API.connectionId (the id)
+  U64Map linked_ops_{1024};        // PYTORCH_API.connectionId values that CONNECTION_IDS knows
+  std::vector<CategoryId> categories_;
+  CategoryId task_cat_ = 0, kernel_cat_ = 0;
+  uint64_t host_rows_ = 0, tasks_ = 0;
+  bool launch_by_task_id_ = false;  // an msprof API table that links by globalTaskId
+  std::vector<std::pair<uint32_t, int64_t>> op_callchains_;  // (event, callchainId)
+
+  void check_size() {
+    struct stat st;
+    if (::stat(path_.c_str(), &st) != 0) return;  // Db::open reports it
+    uint64_t cap = read_.max_input_bytes ? read_.max_input_bytes : kAscendDefaultMaxBytes;
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > cap)
+      throw InputError(path_, "",
+                       "DB file exceeds the size limit (" + std::to_string(st.st_size) + " > " + std::to_string(cap) +
+                           " bytes; raise it with --max-input-bytes)");
+  }
+
+  void read_strings() {
+    Statement s = db_->prepare("SELECT id, value FROM STRING_IDS", "table STRING_IDS");
+    StringTable& st = out_.timeline.symbols.strings;
+    while (s.step())
+      if (!s.is_null(0) && !s.is_null(1)) strings_.set(static_cast<uint64_t>(s.i64(0)), st.intern(s.text(1)));
+  }
+
+  void read_connections() {
+    if (!db_->has_table("CONNECTION_IDS")) return;
+    std::vector<std::string> cols = db_->columns("CONNECTION_IDS");
+    if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "connectionId") < 0) return;
+    Statement s = db_->prepare("SELECT id, connectionId FROM CONNECTION_IDS", "table CONNECTION_IDS");
+    while (s.step()) {
+      if (s.is_null(0) || s.is_null(1)) continue;
+      op_of_connection_.set(static_cast<uint64_t>(s.i64(1)), static_cast<uint32_t>(s.i64(0)));
+      linked_ops_.set(static_cast<uint64_t>(s.i64(0)), 1);
+    }
+  }
+
+  uint32_t host_track(int64_t gtid) {
+    uint32_t t = tracks_.find(static_cast<uint64_t>(gtid));
+    if (t != U64Map::kMissing) return t;
+    Track tr;
+    tr.pid = static_cast<int64_t>(static_cast<uint64_t>(gtid) >> 32);
+    tr.tid = gtid & 0xFFFFFFFF;
+    tr.name = out_.timeline.symbols.strings.intern("thread_" + std::to_string(tr.tid) + " (globalTid: " + std::to_string(gtid) + ")");
+    t = out_.timeline.add_track(tr);
+    tracks_.set(static_cast<uint64_t>(gtid), t);
+    return t;
+  }
+
+  // Frame of a host call name (cached per table and STRING_IDS id); kExcluded for ProfilerStep#.
+  uint32_t host_frame(uint64_t table, const Statement& s, int col, bool& empty_name) {
+    empty_name = false;
+    if (s.is_null(col)) {
+      empty_name = true;
+      return unknown_frame();
+    }
+    uint64_t key = (table << 60) | (static_cast<uint64_t>(s.i64(col)) & 0x0FFFFFFFFFFFFFFFull);
+    uint32_t f = frames_.find(key);
+    if (f == U64Map::kMissing) {
+      StrId name = strings_.find(static_cast<uint64_t>(s.i64(col)));
+      Symbols& sym = out_.timeline.symbols;
+      if (name == U64Map::kMissing || sym.strings[name].empty()) f = kExcluded - 1;  // empty: no STRING_IDS value
+      else if (is_profiler_step(sym.strings[name])) f = kExcluded;
+      else f = sym.frame(name, 0, 0, category_of(sym.strings[name]));
+      frames_.set(key, f);
+    }
+    if (f == kExcluded - 1) {
+      empty_name = true;
+      return unknown_frame();
+    }
+    return f;
+  }
+
+  FrameId unknown_frame() {
+    Symbols& sym = out_.timeline.symbols;
+    return sym.frame("unknown", {}, 0, categories_[3]);
+  }
+
+  CategoryId category_of(std::string_view name) {
+    std::string_view c = classify_ascend_frame(name, o_.rules);
+    if (c == "cann") return categories_[0];
+    if (c == "python_framework") return categories_[1];
+    if (c == "python") return categories_[2];
+    return categories_[3];
+  }
+
+  void read_host(const char* table, bool launches) {
+    std::vector<std::string> cols = db_->columns(table);
+    std::string start = pick(cols, {"startNs", "start"}), end = pick(cols, {"endNs", "end"});
+    if (start.empty() || end.empty() || sqlite::find_column(cols, "globalTid") < 0)
+      throw InputError(path_, std::string("table ") + table, "has no startNs/endNs (or start/end) and globalTid columns");
+    std::string link = pick(cols, {"connectionId"});
+    if (link.empty() && launches) {
+      link = pick(cols, {"globalTaskId"});
+      launch_by_task_id_ = !link.empty();
+    }
+    bool pytorch = std::string_view(table) == "PYTORCH_API";
+    std::string callchain = pytorch && o_.callchains ? pick(cols, {"callchainId"}) : "";
+    Statement s = db_->prepare(select_list({start, end, "globalTid", pick(cols, {"name"}), link, callchain}, table),
+                               std::string("table ") + table);
+    Timeline& tl = out_.timeline;
+    uint64_t table_key = pytorch ? 1 : 2;
+    std::string where = std::string(" (") + table + ")";
+    while (s.step()) {
+      if (s.is_null(0) || s.is_null(1)) {
+        tl.count("rows without a start or end time (left out)" + where);
+        continue;
+      }
+      if (s.is_null(2)) {
+        tl.count("rows without a thread (left out)" + where);
+        continue;
+      }
+      bool empty_name = false;
+      uint32_t f = host_frame(table_key, s, 3, empty_name);
+      if (f == kExcluded) continue;  // ProfilerStep# ranges, as the seed leaves them out
+      int64_t b = s.i64(0), e = s.i64(1);
+      if (e <= b) {
+        tl.count("non-positive durations skipped");
+        continue;
+      }
+      if (empty_name) tl.count("empty API names replaced with unknown");
+      EventKind kind = EventKind::HostRange;
+      uint64_t corr = 0;
+      if (!s.is_null(4)) {
+        uint64_t id = static_cast<uint64_t>(s.i64(4));
+        if (launches) {
+          kind = EventKind::Launch;
+          corr = kCannLink | id;
+        } else if (o_.for_flamegraph && linked_ops_.find(id) != U64Map::kMissing) {
+          kind = EventKind::Launch;  // the op that launched NPU tasks: device time joins here
+          corr = kOpLink | id;
+        }
+      }
+      uint32_t ev = tl.add(host_track(s.i64(2)), b, e, f, kind, corr);
+      if (!callchain.empty() && !s.is_null(5)) op_callchains_.emplace_back(ev, s.i64(5));
+      ++host_rows_;
+    }
+  }
+
+  void read_tasks() {
+    if (!db_->has_table("TASK")) return;
+    std::vector<std::string> cols = db_->columns("TASK");
+    std::string start = pick(cols, {"startNs", "start"}), end = pick(cols, {"endNs", "end"});
+    if (start.empty() || end.empty()) throw InputError(path_, "table TASK", "has no startNs/endNs (or start/end) columns");
+    // The id that names a task in COMPUTE_TASK_INFO: globalTaskId, or correlationId in the oldest schema.
+    std::string task_id = pick(cols, {"globalTaskId", "correlationId"});
+    U64Map names(1024);
+    if (db_->has_table("COMPUTE_TASK_INFO") && !task_id.empty()) {
+      std::vector<std::string> ccols = db_->columns("COMPUTE_TASK_INFO");
+      std::string cid = sqlite::find_column(ccols, task_id) >= 0 ? task_id : pick(ccols, {"globalTaskId", "correlationId"});
+      if (!cid.empty() && sqlite::find_column(ccols, "name") >= 0) {
+        Statement c = db_->prepare(select_list({cid, "name"}, "COMPUTE_TASK_INFO"), "table COMPUTE_TASK_INFO");
+        while (c.step()) {
+          if (c.is_null(0) || c.is_null(1)) continue;
+          StrId n = strings_.find(static_cast<uint64_t>(c.i64(1)));
+          if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(c.i64(0)), n);
+        }
+      }
+    }
+    std::string link = launch_by_task_id_ ? task_id : pick(cols, {"connectionId"});
+    Statement s = db_->prepare(
+        select_list({start, end, pick(cols, {"deviceId"}), pick(cols, {"streamId"}), link, task_id, pick(cols, {"taskType"}),
+                     pick(cols, {"globalPid"})},
+                    "TASK"),
+        "table TASK");
+    Timeline& tl = out_.timeline;
+    Symbols& sym = tl.symbols;
+    U64Map task_frames(256);  // (compute? << 40 | name id) -> frame
+    while (s.step()) {
+      if (s.is_null(0) || s.is_null(1)) {
+        tl.count("NPU tasks without a start or end time (left out)");
+        continue;
+      }
+      int64_t b = s.i64(0), e = s.i64(1);
+      if (e < b) {
+        tl.count("NPU tasks ending before they start (left out)");
+        continue;
+      }
+      int64_t device = s.i64(2), stream = s.i64(3);
+      uint64_t dkey = (static_cast<uint64_t>(device & 0xFFFFFFFF) << 32) | static_cast<uint64_t>(stream & 0xFFFFFFFF);
+      uint32_t track = device_tracks_.find(dkey);
+      if (track == U64Map::kMissing) {
+        Track t;
+        t.device = true;
+        t.device_index = static_cast<int32_t>(device);
+        t.tid = stream;
+        t.pid = s.i64(7);
+        t.name = sym.strings.intern("stream " + std::to_string(stream));
+        track = tl.add_track(t);
+        device_tracks_.set(dkey, track);
+      }
+      // Name: the compute task's op name, else the task type (EVENT_RECORD, MEMCPY_ASYNC ...).
+      StrId name = s.is_null(5) ? U64Map::kMissing : names.find(static_cast<uint64_t>(s.i64(5)));
+      bool compute = name != U64Map::kMissing;
+      if (!compute && !s.is_null(6)) name = strings_.find(static_cast<uint64_t>(s.i64(6)));
+      if (name == U64Map::kMissing) name = sym.strings.intern("task");
+      uint64_t fkey = (compute ? 1ull << 40 : 0) | name;
+      uint32_t f = task_frames.find(fkey);
+      if (f == U64Map::kMissing) {
+        f = sym.frame(name, 0, 0, compute ? kernel_cat_ : task_cat_);
+        task_frames.set(fkey, f);
+      }
+      uint64_t corr = 0;
+      if (!s.is_null(4)) {
+        uint64_t c = static_cast<uint64_t>(s.i64(4));
+        uint32_t op = o_.for_flamegraph ? op_of_connection_.find(c) : U64Map::kMissing;
+        corr = op != U64Map::kMissing ? (kOpLink | op) : (kCannLink | c);
+      }
+      tl.add(track, b, e, f, EventKind::Kernel, corr);
+      ++tasks_;
+    }
+  }
+
+  // PYTORCH_CALLCHAINS(id, stack -> STRING_IDS "file(line): func", stackDepth 0 = innermost).
+  void add_callchains() {
+    Timeline& tl = out_.timeline;
+    if (!db_->has_table("PYTORCH_CALLCHAINS")) {
+      tl.count("--stacks callchain: no PYTORCH_CALLCHAINS table (the profile was taken without with_stack)");
+      return;
+    }
+    Symbols& sym = tl.symbols;
+    CategoryId python = categories_[2];
+    std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;
+    Statement s = db_->prepare("SELECT id, stackDepth, stack FROM PYTORCH_CALLCHAINS", "table PYTORCH_CALLCHAINS");
+    U64Map frame_of_string(1024);
+    while (s.step()) {
+      if (s.is_null(0) || s.is_null(2)) continue;
+      uint64_t sid = static_cast<uint64_t>(s.i64(2));
+      uint32_t f = frame_of_string.find(sid);
+      if (f == U64Map::kMissing) {
+        StrId text = strings_.find(sid);
+        std::string_view t = text == U64Map::kMissing ? std::string_view("[unknown]") : sym.strings[text];
+        // "path/file.py(123): func" -> name func, file path/file.py, line 123.
+        size_t close = t.rfind("): ");
+        size_t open = close == std::string_view::npos ? std::string_view::npos : t.rfind('(', close);
+        if (open != std::string_view::npos) {
+          uint32_t line = 0;
+          for (size_t i = open + 1; i < close && t[i] >= '0' && t[i] <= '9'; ++i) line = line * 10 + static_cast<uint32_t>(t[i] - '0');
+          f = sym.frame(t.substr(close + 3), t.substr(0, open), line, python);
+        } else {
+          f = sym.frame(t, {}, 0, python);
+        }
+        frame_of_string.set(sid, f);
+      }
+      rows.push_back({s.i64(0), {s.is_null(1) ? 0 : s.i64(1), f}});
+    }
+    std::sort(rows.begin(), rows.end());
+    U64Map first_row(rows.size() + 16);
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (i == 0 || rows[i].first != rows[i - 1].first) first_row.set(static_cast<uint64_t>(rows[i].first), static_cast<uint32_t>(i));
+    for (auto [op, chain] : op_callchains_) {
+      uint32_t first = first_row.find(static_cast<uint64_t>(chain));
+      if (first == U64Map::kMissing) {
+        tl.count("ops whose callchain is missing");
+        continue;
+      }
+      size_t last = first;
+      while (last + 1 < rows.size() && rows[last + 1].first == rows[first].first) ++last;
+      uint32_t parent = kNone;
+      for (size_t k = last + 1; k-- > first;)
+        parent = tl.add(tl.track[op], tl.start[op], tl.end[op], rows[k].second.second, EventKind::HostRange, 0, parent);
+      tl.parent_hint[op] = parent;
+    }
+  }
+};
+
+}  // namespace
+
+std::string_view classify_ascend_frame(std::string_view name, const AscendCategoryRules& rules) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string& k : rules.cann)
+    if (contains_ci(lower, k)) return "cann";
+  for (const std::string& k : rules.python_framework)
+    if (contains_ci(lower, k)) return "python_framework";
+  if (name.find(".py") != std::string_view::npos || lower.find("python") != std::string::npos) return "python";
+  return "unknown";
+}
+
+bool is_ascend_db(const sqlite::Db& db) {
+  return db.has_table("STRING_IDS") && (db.has_table("PYTORCH_API") || db.has_table("CANN_API") || db.has_table("API"));
+}
+
+AscendTrace read_ascend_trace(const std::string& path, const ReadOptions& read, const AscendOptions& options) {
+  AscendReader r(path, read, options);
+  return r.run();
+}
+
+Profile read_ascend(const std::string& path, const ReadOptions& read) {
+  AscendOptions o;
+  o.for_flamegraph = true;
+  if (read.stacks == "callchain") o.callchains = true;
+  else if (!read.stacks.empty() && read.stacks != "ops")
+    throw UsageError("--stacks " + read.stacks + ": Ascend stacks are ops (default) or callchain");
+  // The device view also joins tasks no op claims to their CANN_API call; the host view keeps
+  // the seed's per-thread times, so it reads PYTORCH_API only.
+  o.cann_launches = read.weight == "npu";
+  AscendTrace t = read_ascend_trace(path, read, o);
+  BuildOptions b;
+  b.device_weight = "npu";
+  b.default_to_device = read.weight == "npu";
+  return build_profile(std::move(t.timeline), read, b);
+}
+
+}  // namespace flamefold

@@ -1,0 +1,552 @@
+// Nsight Systems SQLite export -> Timeline. Column sets differ by version, so every table's
+// columns are looked up by name (PRAGMA table_info) and read by index in the row loop.
+#include "flamefold/readers/nsys.h"
+
+#include <algorithm>
+#include <string>
+
+#include "flamefold/errors.h"
+#include "flamefold/hash.h"
+#include "flamefold/timeline_build.h"
+
+namespace flamefold {
+
+namespace {
+
+using sqlite::Db;
+using sqlite::Statement;
+
+// globalTid / globalPid: (vm << 48) | (pid << 24) | tid.
+int64_t pid_of(int64_t global) { return (global >> 24) & 0xFFFFFF; }
+int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Builds "SELECT a, b, NULL, ... FROM t": columns missing from this export version read as NULL.
+std::string select_columns(const Db& db, const std::string& table, std::initializer_list<const char*> wanted,
+                           std::vector<bool>* present = nullptr) {
+  std::vector<std::string> cols = db.columns(table);
+  std::string sql = "SELECT ";
+  bool first = true;
+  for (const char* w : wanted) {
+    if (!first) sql += ", ";
+    first = false;
+    bool has = sqlite::find_column(cols, w) >= 0;
+    if (present) present->push_back(has);
+    sql += has ? sqlite::quote_identifier(w) : std::string("NULL");
+  }
+  sql += " FROM " + sqlite::quote_identifier(table);
+  return sql;
+}
+
+const char* copy_kind_name(int64_t kind) {
+  switch (kind) {
+    case 1: return "Memcpy HtoD";
+    case 2: return "Memcpy DtoH";
+    case 3: return "Memcpy HtoA";
+    case 4: return "Memcpy AtoH";
+    case 5: return "Memcpy AtoA";
+    case 6: return "Memcpy AtoD";
+    case 7: return "Memcpy DtoA";
+    case 8: return "Memcpy DtoD";
+    case 9: return "Memcpy HtoH";
+    case 10: return "Memcpy PtoP";
+    case 11: return "Memcpy HtoD (unified)";
+    case 12: return "Memcpy DtoH (unified)";
+    case 13: return "Memcpy DtoD (unified)";
+    default: return "Memcpy";
+  }
+}
+
+class NsysReader {
+ public:
+  NsysReader(const std::string& path, const ReadOptions& read, const NsysOptions& o)
+      : db_(Db::open(path)), read_(read), o_(o), tracks_(256), device_tracks_(64), strings_(4096), frames_(4096) {}
+
+  NsysTrace run() {
+    if (!is_nsys_db(db_))
+      throw InputError(db_.path(), "",
+                       "not an Nsight Systems export: no StringIds table (an Ascend profiler DB? use --format ascend)");
+    Timeline& tl = out_.timeline;
+    tl.source_format = "nsys";
+    tl.inputs.push_back(db_.path());
+    tl.ranks.push_back(base_name(db_.path()));
+    kernel_cat_ = tl.symbols.category(category::kKernel);
+    memcpy_cat_ = tl.symbols.category(category::kMemcpy);
+    memset_cat_ = tl.symbols.category(category::kMemset);
+    runtime_cat_ = tl.symbols.category("cuda-api");
+    driver_cat_ = tl.symbols.category("cuda-driver");
+    nvtx_cat_ = tl.symbols.category("nvtx");
+    read_versions();
+    read_strings();
+    read_processes();
+    read_thread_names();
+    read_gpus();
+    if (o_.device_work) {
+      read_kernels();
+      read_memory("CUPTI_ACTIVITY_KIND_MEMCPY", true);
+      read_memory("CUPTI_ACTIVITY_KIND_MEMSET", false);
+    }
+    if (o_.api_calls) read_runtime();
+    if (o_.nvtx) read_nvtx();
+    if (o_.backtraces && o_.api_calls) add_backtraces();
+    if (o_.for_flamegraph) drop_api_wrappers();
+    tl.facts.emplace_back("kernels", std::to_string(kernels_));
+    tl.facts.emplace_back("memcpy/memset", std::to_string(memops_));
+    tl.facts.emplace_back("CUDA API calls", std::to_string(api_rows_));
+    tl.facts.emplace_back("NVTX events", std::to_string(nvtx_rows_));
+    return std::move(out_);
+  }
+
+ private:
+  Db db_;
+  const ReadOptions& read_;
+  const NsysOptions& o_;
+  NsysTrace out_;
+  U64Map tracks_;         // globalTid -> track
+  U64Map device_tracks_;  // device << 32 | stream -> track
+  U64Map thread_names_{256};
+  U64Map strings_;        // StringIds id -> StrId
+  U64Map frames_;         // (kind << 56 | string id) -> FrameId
+  CategoryId kernel_cat_ = 0, memcpy_cat_ = 0, memset_cat_ = 0, runtime_cat_ = 0, driver_cat_ = 0, nvtx_cat_ = 0;
+  uint64_t kernels_ = 0, memops_ = 0, api_rows_ = 0, nvtx_rows_ = 0;
+  // Runtime events: their event class and callchain, for wrappers and backtraces.
+  std::vector<uint32_t> api_events_;
+  std::vector<int64_t> api_class_, api_callchain_;
+  int64_t last_gtid_ = -1;
+  uint32_t last_track_ = 0;
+
+  void read_versions() {
+    if (!db_.has_table("META_DATA_EXPORT")) return;
+    Statement s = db_.prepare("SELECT name, value FROM META_DATA_EXPORT WHERE name IN (?, ?)", "table META_DATA_EXPORT");
+    s.bind(1, std::string_view("EXPORT_PRODUCT_VERSION"));
+    s.bind(2, std::string_view("EXPORT_SCHEMA_VERSION"));
+    while (s.step())
+      if (!s.is_null(1))
+        out_.timeline.facts.emplace_back(s.text(0) == "EXPORT_PRODUCT_VERSION" ? "nsys version" : "export schema",
+                                         std::string(s.text(1)));
+  }
+
+  void read_strings() {
+    Statement s = db_.prepare("SELECT id, value FROM StringIds", "table StringIds");
+    StringTable& st = out_.timeline.symbols.strings;
+    while (s.step()) {
+      if (s.is_null(0)) continue;
+      strings_.set(static_cast<uint64_t>(s.i64(0)), st.intern(s.text(1)));
+    }
+  }
+
+  // StrId of a StringIds id, or UINT32_MAX when absent/NULL.
+  StrId string_of(const Statement& s, int col) const {
+    if (s.is_null(col)) return UINT32_MAX;
+    return strings_.find(static_cast<uint64_t>(s.i64(col)));
+  }
+
+  void read_processes() {
+    if (!db_.has_table("PROCESSES")) return;
+    Statement s = db_.prepare(select_columns(db_, "PROCESSES", {"pid", "name", "globalPid"}), "table PROCESSES");
+    while (s.step()) {
+      if (s.is_null(1)) continue;
+      int64_t pid = s.is_null(0) ? pid_of(s.i64(2)) : s.i64(0);
+      out_.side.process_names.emplace_back(pid, std::string(s.text(1)));
+    }
+  }
+
+  void read_thread_names() {
+    if (!db_.has_table("ThreadNames")) return;
+    Statement s = db_.prepare(select_columns(db_, "ThreadNames", {"globalTid", "nameId"}), "table ThreadNames");
+    while (s.step()) {
+      StrId name = string_of(s, 1);
+      if (s.is_null(0) || name == UINT32_MAX) continue;
+      thread_names_.set(static_cast<uint64_t>(s.i64(0)), name);
+    }
+  }
+
+  void read_gpus() {
+    // TARGET_INFO_GPU: (vmId, deviceId, name ...) in the oldest exports, (vmId, id, name ...) later;
+    // the 2020 exports have TARGET_INFO_CUDA_GPU(..., name, ..., deviceId) instead.
+    for (const char* table : {"TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"}) {
+      if (!db_.has_table(table)) continue;
+      std::vector<std::string> cols = db_.columns(table);
+      const char* id_col = sqlite::find_column(cols, "id") >= 0 ? "id" : "deviceId";
+      if (sqlite::find_column(cols, id_col) < 0 || sqlite::find_column(cols, "name") < 0) continue;
+      Statement s = db_.prepare(select_columns(db_, table, {id_col, "name"}), std::string("table ") + table);
+      while (s.step())
+        if (!s.is_null(0) && !s.is_null(1))
+          out_.side.device_names.emplace_back(static_cast<int32_t>(s.i64(0)), std::string(s.text(1)));
+      if (!out_.side.device_names.empty()) break;
+    }
+  }
+
+  uint32_t host_track(int64_t gtid) {
+    if (gtid == last_gtid_) return last_track_;
+    uint32_t t = tracks_.find(static_cast<uint64_t>(gtid));
+    if (t == U64Map::kMissing) {
+      Track tr;
+      tr.pid = pid_of(gtid);
+      tr.tid = tid_of(gtid);
+      StrId name = thread_names_.find(static_cast<uint64_t>(gtid));
+      Timeline& tl = out_.timeline;
+      tr.name = name != U64Map::kMissing ? name : tl.symbols.strings.intern("thread " + std::to_string(tr.tid));
+      t = tl.add_track(tr);
+      tracks_.set(static_cast<uint64_t>(gtid), t);
+    }
+    last_gtid_ = gtid;
+    last_track_ = t;
+    return t;
+  }
+
+  uint32_t device_track(int64_t device, int64_t stream, int64_t global_pid) {
+    uint64_t key = (static_cast<uint64_t>(device & 0xFFFFFFFF) << 32) | static_cast<uint64_t>(stream & 0xFFFFFFFF);
+    uint32_t t = device_tracks_.find(key);
+    if (t != U64Map::kMissing) return t;
+    Track tr;
+    tr.device = true;
+    tr.device_index = static_cast<int32_t>(device);
+    tr.tid = stream;
+    tr.pid = pid_of(global_pid);
+    tr.name = out_.timeline.symbols.strings.intern("stream " + std::to_string(stream));
+    t = out_.timeline.add_track(tr);
+    device_tracks_.set(key, t);
+    return t;
+  }
+
+  // Frame for a StringIds name, cached per (kind, id).
+  FrameId frame_for(uint64_t kind, const Statement& s, int col, CategoryId cat, std::string_view fallback) {
+    uint64_t id = s.is_null(col) ? 0xFFFFFFFFFFFFull : static_cast<uint64_t>(s.i64(col)) & 0xFFFFFFFFFFFFull;
+    uint64_t key = (kind << 56) | (static_cast<uint64_t>(cat) << 48) | id;
+    uint32_t f = frames_.find(key);
+    if (f != U64Map::kMissing) return f;
+    Symbols& sym = out_.timeline.symbols;
+    StrId name = string_of(s, col);
+    std::string_view text = name == UINT32_MAX ? fallback : sym.strings[name];
+    if (kind == 1) text = clean_api_name(text);
+    f = sym.frame(sym.strings.intern(text), 0, 0, cat);
+    frames_.set(key, f);
+    return f;
+  }
+
+  bool times(Statement& s, int64_t& start, int64_t& end, std::string_view what) {
+    if (s.is_null(0) || s.is_null(1)) {
+      out_.timeline.count(std::string(what) + " rows without start or end (skipped)");
+      return false;
+    }
+    start = s.i64(0);
+    end = s.i64(1);
+    if (end < start) {
+      out_.timeline.count(std::string(what) + " rows ending before they start (skipped)");
+      return false;
+    }
+    return true;
+  }
+
+  void read_kernels() {
+    const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
+    if (!db_.has_table(table)) return;
+    Statement s = db_.prepare(
+        select_columns(db_, table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "shortName"}),
+        "table CUPTI_ACTIVITY_KIND_KERNEL");
+    Timeline& tl = out_.timeline;
+    tl.reserve(static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL", "table CUPTI_ACTIVITY_KIND_KERNEL")));
+    int64_t last_key = INT64_MIN;
+    uint32_t last_track = 0;
+    while (s.step()) {
+      int64_t start, end;
+      if (!times(s, start, end, "kernel")) continue;
+      int64_t device = s.i64(2), stream = s.i64(3);
+      int64_t key = (device << 32) ^ stream;
+      if (key != last_key) {
+        last_track = device_track(device, stream, s.i64(5));
+        last_key = key;
+      }
+      FrameId f = frame_for(0, s, 6, kernel_cat_, "[unknown kernel]");
+      tl.add(last_track, start, end, f, EventKind::Kernel, s.is_null(4) ? 0 : static_cast<uint64_t>(s.i64(4)));
+      ++kernels_;
+    }
+  }
+
+  void read_memory(const char* table, bool memcpy) {
+    if (!db_.has_table(table)) return;
+    Statement s = db_.prepare(select_columns(db_, table,
+                                             {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
+                                              memcpy ? "copyKind" : "memKind"}),
+                              std::string("table ") + table);
+    Timeline& tl = out_.timeline;
+    Symbols& sym = tl.symbols;
+    while (s.step()) {
+      int64_t start, end;
+      if (!times(s, start, end, memcpy ? "memcpy" : "memset")) continue;
+      uint32_t track = device_track(s.i64(2), s.i64(3), s.i64(5));
+      FrameId f = memcpy ? sym.frame(copy_kind_name(s.i64(7)), {}, 0, memcpy_cat_) : sym.frame("Memset", {}, 0, memset_cat_);
+      uint32_t ev = tl.add(track, start, end, f, memcpy ? EventKind::Memcpy : EventKind::Memset,
+                           s.is_null(4) ? 0 : static_cast<uint64_t>(s.i64(4)));
+      if (!s.is_null(6)) out_.side.bytes.emplace_back(ev, s.i64(6));
+      ++memops_;
+    }
+  }
+
+  void read_runtime() {
+    const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    if (!db_.has_table(table)) return;
+    Statement s = db_.prepare(
+        select_columns(db_, table, {"start", "end", "globalTid", "correlationId", "nameId", "eventClass", "callchainId"}),
+        "table CUPTI_ACTIVITY_KIND_RUNTIME");
+    Timeline& tl = out_.timeline;
+    size_t rows = static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "table CUPTI_ACTIVITY_KIND_RUNTIME"));
+    tl.reserve(tl.size() + rows);
+    api_events_.reserve(rows);
+    api_class_.reserve(rows);
+    bool want_callchains = o_.backtraces;
+    if (want_callchains) api_callchain_.reserve(rows);
+    while (s.step()) {
+      int64_t start, end;
+      if (!times(s, start, end, "CUDA API")) continue;
+      if (s.is_null(2)) {
+        tl.count("CUDA API rows without a thread (skipped)");
+        continue;
+      }
+      int64_t event_class = s.is_null(5) ? 0 : s.i64(5);
+      FrameId f = frame_for(1, s, 4, event_class == 1 ? driver_cat_ : runtime_cat_, "[unknown CUDA call]");
+      uint32_t ev = tl.add(host_track(s.i64(2)), start, end, f, EventKind::Launch,
+                           s.is_null(3) ? 0 : static_cast<uint64_t>(s.i64(3)));
+      api_events_.push_back(ev);
+      api_class_.push_back(event_class);
+      if (want_callchains) api_callchain_.push_back(s.is_null(6) ? -1 : s.i64(6));
+      ++api_rows_;
+    }
+    mark_wrappers();
+  }
+
+  // Some exports record a call twice under one correlation id: the CUDA runtime/driver row
+  // (event class 0/1) and a wrapper row of another class around it. The wrapper becomes
+  // kind Other, so device work is joined to the runtime row only.
+  void mark_wrappers() {
+    bool any_other = false;
+    for (int64_t c : api_class_)
+      if (c != 0 && c != 1) any_other = true;
+    if (!any_other) return;
+    Timeline& tl = out_.timeline;
+    U64Map primary(api_events_.size() + 16);
+    for (size_t i = 0; i < api_events_.size(); ++i)
+      if ((api_class_[i] == 0 || api_class_[i] == 1) && tl.correlation[api_events_[i]] != 0)
+        primary.set(tl.correlation[api_events_[i]], api_events_[i]);
+    for (size_t i = 0; i < api_events_.size(); ++i) {
+      uint32_t ev = api_events_[i];
+      if (api_class_[i] != 0 && api_class_[i] != 1 && tl.correlation[ev] != 0 &&
+          primary.find(tl.correlation[ev]) != U64Map::kMissing)
+        tl.kind[ev] = EventKind::Other;
+    }
+  }
+
+  bool prefix_ok(std::string_view name) const {
+    if (o_.nvtx_prefixes.empty()) return true;
+    for (const std::string& p : o_.nvtx_prefixes)
+      if (name.substr(0, p.size()) == p) return true;
+    return false;
+  }
+
+  void read_nvtx() {
+    const char* table = "NVTX_EVENTS";
+    if (!db_.has_table(table)) return;
+    Timeline& tl = out_.timeline;
+    Symbols& sym = tl.symbols;
+    std::vector<bool> present;
+    std::string base = select_columns(db_, table, {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"}, &present);
+    // Domain names first (eventType 75, NvtxDomainCreate).
+    U64Map domain_cats(64);
+    {
+      Statement d = db_.prepare(base + " WHERE eventType = ?", "table NVTX_EVENTS");
+      d.bind(1, int64_t{75});
+      while (d.step())
+        if (!d.is_null(6) && !d.is_null(4))
+          domain_cats.set(static_cast<uint64_t>(d.i64(6)), sym.category("nvtx:" + std::string(d.text(4))));
+    }
+    Statement s = db_.prepare(base + " WHERE eventType IN (?, ?, ?)", "table NVTX_EVENTS");
+    s.bind(1, int64_t{59});
+    s.bind(2, int64_t{60});
+    s.bind(3, int64_t{34});
+    U64Map inline_frames(1024);  // (category << 32 | StrId) -> frame
+    U64Map start_end_tracks(16);
+    while (s.step()) {
+      int64_t type = s.i64(2);
+      if (s.is_null(0)) {
+        tl.count("NVTX rows without a start (skipped)");
+        continue;
+      }
+      if (s.is_null(3)) {
+        tl.count("NVTX rows without a thread (skipped)");
+        continue;
+      }
+      int64_t start = s.i64(0);
+      int64_t end = start;
+      if (type != 34) {
+        if (s.is_null(1)) {
+          tl.count("NVTX ranges never closed (skipped)");
+          continue;
+        }
+        end = s.i64(1);
+        if (end < start) {
+          tl.count("NVTX ranges ending before they start (skipped)");
+          continue;
+        }
+      }
+      if (o_.for_flamegraph && type != 59) {
+        tl.count(type == 34 ? "NVTX marks (not part of call stacks)" : "NVTX start/end ranges (not part of call stacks)");
+        continue;
+      }
+      // The label: inline text, else the registered string (textId).
+      std::string_view name;
+      if (!s.is_null(4)) {
+        name = s.text(4);
+      } else {
+        StrId id = string_of(s, 5);
+        name = id == UINT32_MAX ? std::string_view("[unnamed NVTX range]") : sym.strings[id];
+      }
+      if (!prefix_ok(name)) continue;
+      CategoryId cat = nvtx_cat_;
+      if (!s.is_null(6) && s.i64(6) != 0) {
+        uint32_t c = domain_cats.find(static_cast<uint64_t>(s.i64(6)));
+        if (c != U64Map::kMissing) cat = static_cast<CategoryId>(c);
+      }
+      StrId name_id = sym.strings.intern(name);
+      uint64_t fkey = (static_cast<uint64_t>(cat) << 32) | name_id;
+      uint32_t f = inline_frames.find(fkey);
+      if (f == U64Map::kMissing) {
+        f = sym.frame(name_id, 0, 0, cat);
+        inline_frames.set(fkey, f);
+      }
+      uint32_t track;
+      if (type == 60) {
+        // Start/end ranges may overlap and cross threads: one lane per process.
+        int64_t pid = pid_of(s.i64(3));
+        track = start_end_tracks.find(static_cast<uint64_t>(pid));
+        if (track == U64Map::kMissing) {
+          Track tr;
+          tr.pid = pid;
+          tr.tid = -1 - pid;  // never a real thread id
+          tr.name = sym.strings.intern("NVTX start/end ranges");
+          track = tl.add_track(tr);
+          start_end_tracks.set(static_cast<uint64_t>(pid), track);
+        }
+      } else {
+        track = host_track(s.i64(3));
+      }
+      tl.add(track, start, end, f, type == 34 ? EventKind::Instant : EventKind::HostRange);
+      ++nvtx_rows_;
+    }
+  }
+
+  // CUDA_CALLCHAINS(id, symbol, module, ..., stackDepth): depth 0 is the innermost frame.
+  // Each frame becomes an event spanning its call, chained by parent_hint above the call.
+  void add_backtraces() {
+    if (!db_.has_table("CUDA_CALLCHAINS")) {
+      out_.timeline.count("--stacks backtrace: no CUDA_CALLCHAINS table in this export (NVTX stacks used)");
+      return;
+    }
+    Timeline& tl = out_.timeline;
+    Symbols& sym = tl.symbols;
+    // Load every chain: id -> [frames, innermost first].
+    std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;  // (id, (depth, frame))
+    Statement s = db_.prepare(select_columns(db_, "CUDA_CALLCHAINS", {"id", "stackDepth", "symbol", "module"}),
+                              "table CUDA_CALLCHAINS");
+    CategoryId native = sym.category("native");
+    while (s.step()) {
+      if (s.is_null(0)) continue;
+      StrId name = string_of(s, 2), module = string_of(s, 3);
+      FrameId f = sym.frame(name == UINT32_MAX ? sym.strings.intern("[unknown]") : name, module == UINT32_MAX ? 0 : module, 0,
+                            native);
+      rows.push_back({s.i64(0), {s.is_null(1) ? 0 : s.i64(1), f}});
+    }
+    std::sort(rows.begin(), rows.end());
+    U64Map chain_start(rows.size() + 16);
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (i == 0 || rows[i].first != rows[i - 1].first) chain_start.set(static_cast<uint64_t>(rows[i].first), static_cast<uint32_t>(i));
+    for (size_t i = 0; i < api_events_.size(); ++i) {
+      if (api_callchain_[i] < 0) continue;
+      uint32_t first = chain_start.find(static_cast<uint64_t>(api_callchain_[i]));
+      if (first == U64Map::kMissing) {
+        tl.count("CUDA calls whose callchain is missing");
+        continue;
+      }
+      size_t last = first;
+      while (last + 1 < rows.size() && rows[last + 1].first == rows[first].first) ++last;
+      uint32_t call = api_events_[i];
+      uint32_t parent = kNone;
+      for (size_t k = last + 1; k-- > first;) {  // outermost (deepest index) first
+        parent = tl.add(tl.track[call], tl.start[call], tl.end[call], rows[k].second.second, EventKind::HostRange, 0, parent);
+      }
+      tl.parent_hint[call] = parent;
+    }
+  }
+
+  // Flame graphs: wrapper rows (kind Other, see mark_wrappers) would only repeat the call.
+  void drop_api_wrappers() {
+    Timeline& tl = out_.timeline;
+    size_t n = tl.size();
+    bool any = false;
+    for (size_t i = 0; i < n && !any; ++i) any = tl.kind[i] == EventKind::Other;
+    if (!any) return;
+    std::vector<uint32_t> new_index(n, kNone);
+    size_t w = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (tl.kind[i] == EventKind::Other) continue;
+      new_index[i] = static_cast<uint32_t>(w++);
+    }
+    tl.count("CUDA API wrapper rows sharing a correlation id with a runtime/driver call (left out)", n - w);
+    w = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (new_index[i] == kNone) continue;
+      tl.track[w] = tl.track[i];
+      tl.start[w] = tl.start[i];
+      tl.end[w] = tl.end[i];
+      tl.frame[w] = tl.frame[i];
+      tl.kind[w] = tl.kind[i];
+      tl.correlation[w] = tl.correlation[i];
+      tl.parent_hint[w] = tl.parent_hint[i] == kNone ? kNone : new_index[tl.parent_hint[i]];
+      ++w;
+    }
+    tl.track.resize(w);
+    tl.start.resize(w);
+    tl.end.resize(w);
+    tl.frame.resize(w);
+    tl.kind.resize(w);
+    tl.correlation.resize(w);
+    tl.parent_hint.resize(w);
+  }
+};
+
+}  // namespace
+
+std::string_view clean_api_name(std::string_view name) {
+  // Strip one trailing "_v<digits>" ABI suffix.
+  size_t i = name.size();
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
+  if (i == name.size() || i < 3) return name;
+  if (name[i - 1] == 'v' && name[i - 2] == '_') return name.substr(0, i - 2);
+  return name;
+}
+
+bool is_nsys_db(const sqlite::Db& db) { return db.has_table("StringIds"); }
+
+NsysTrace read_nsys_trace(const std::string& path, const ReadOptions& read, const NsysOptions& options) {
+  NsysReader r(path, read, options);
+  return r.run();
+}
+
+Profile read_nsys(const std::string& path, const ReadOptions& read) {
+  NsysOptions o;
+  o.for_flamegraph = true;
+  if (read.stacks == "backtrace" || read.stacks == "callchain") o.backtraces = true;
+  else if (!read.stacks.empty() && read.stacks != "nvtx")
+    throw UsageError("--stacks " + read.stacks + ": nsys stacks are nvtx or backtrace");
+  NsysTrace t = read_nsys_trace(path, read, o);
+  BuildOptions b;
+  b.device_weight = "gpu";
+  b.default_to_device = read.weight == "gpu";
+  return build_profile(std::move(t.timeline), read, b);
+}
+
+}  // namespace flamefold

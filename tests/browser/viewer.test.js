@@ -1,0 +1,308 @@
+#!/usr/bin/env node
+// Opens HTML flame graphs written by the built flamefold binary in headless Chromium and uses
+// them like a person would: search, click to zoom, sort the table, filter threads, switch views.
+// Fails on any network request, console error, page error or dialog.
+//
+//   node viewer.test.js --flamefold build/flamefold --fixtures build/tests/flamefold_tests --tmp DIR
+// Exits 77 (ctest: skipped) only when no chromium is installed.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { launch, findChromium } = require('./browser');
+
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+if (!args.flamefold || !args.tmp) {
+  console.error('usage: viewer.test.js --flamefold BIN --fixtures FLAMEFOLD_TESTS_BIN --tmp DIR');
+  process.exit(2);
+}
+if (!findChromium()) {
+  console.log('SKIP: no chromium at /usr/bin/chromium (scripts/setup.sh --test installs it)');
+  process.exit(77);
+}
+const tmp = path.resolve(args.tmp, 'browser');
+fs.mkdirSync(tmp, { recursive: true });
+
+// ------------------------------------------------------------------ fixtures
+const FOLDED = {
+  simple: [
+    'main;init;load_config 5',
+    'main;run;compute;matmul 40',
+    'main;run;compute;softmax 10',
+    'main;run;io;read 15',
+    'main;run;recurse;recurse;recurse 6',
+    'main;run;compute;matmul;memcpy 4',
+    'main;run 20',
+  ],
+  cpython: [
+    'tid:101;main.py:main:1;model.py:forward:10;layers.py:linear:20 30',
+    'tid:101;main.py:main:1;model.py:forward:10;layers.py:relu:25 10',
+    'tid:101;main.py:main:1;data.py:load:5 10',
+    'tid:202;main.py:main:1;model.py:forward:10;layers.py:linear:20 20',
+    'tid:202;threading.py:run:900;queue.py:get:150 30',
+  ],
+  hostile: [
+    '</script><img src=x onerror=alert(1)>;"><svg onload=alert(1)> 5',
+    '</script><img src=x onerror=alert(1)>;<b onmouseover=alert(2)>bold</b> 3',
+    "javascript:alert(3);'\u2028\u2029' 2",
+  ],
+};
+
+function flamefold(...a) { return execFileSync(args.flamefold, a, { stdio: ['ignore', 'pipe', 'pipe'] }).toString(); }
+function makeHtml(name) {
+  const folded = path.join(tmp, name + '.folded');
+  fs.writeFileSync(folded, FOLDED[name].join('\n') + '\n');
+  const html = path.join(tmp, name + '.html');
+  flamefold('flamegraph', folded, '-o', html, '--title', name + ' fixture');
+  return html;
+}
+
+// ------------------------------------------------------------------ a tiny harness
+const results = [];
+function assert(cond, msg) { if (!cond) throw new Error(msg); }
+function near(a, b, eps, msg) { assert(Math.abs(a - b) <= eps, `${msg}: ${a} is not ${b}`); }
+
+async function main() {
+  const html = { simple: makeHtml('simple'), cpython: makeHtml('cpython'), hostile: makeHtml('hostile') };
+  if (args.fixtures) {
+    execFileSync(args.fixtures, ['--gtest_filter=HtmlBrowserFixture.*'],
+      { env: { ...process.env, FLAMEFOLD_HTML_FIXTURE_DIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    html.columns = path.join(tmp, 'threads-two-columns.html');
+  }
+  const browser = await launch();
+  const { open, problems } = browser;
+  const checkClean = (what) => {
+    assert(problems.requests.length === 0, what + ': network requests attempted: ' + problems.requests.join(', '));
+    assert(problems.console.length === 0, what + ': console errors: ' + problems.console.join(' | '));
+    assert(problems.pageErrors.length === 0, what + ': page errors: ' + problems.pageErrors.join(' | '));
+    assert(problems.dialogs.length === 0, what + ': dialogs opened: ' + problems.dialogs.join(' | '));
+  };
+  async function test(name, fn) {
+    try {
+      await fn();
+      checkClean(name);
+      results.push(['ok', name]);
+      console.log('ok - ' + name);
+    } catch (e) {
+      results.push(['fail', name, e]);
+      console.log('not ok - ' + name + '\n    ' + String(e && e.stack || e).split('\n').join('\n    '));
+    }
+  }
+  const api = (page, expr, arg) => page.evaluate(expr, arg);
+  // Clicks the centre of the first frame called `name`.
+  async function clickFrame(page, name) {
+    const b = await api(page, (n) => window.flamefold.find(n), name);
+    assert(b && b.visible, 'frame ' + name + ' is not on the canvas');
+    const c = await page.locator('#canvas').boundingBox();
+    await page.mouse.click(c.x + b.x + Math.min(b.w / 2, 40), c.y + b.y + b.h / 2);
+    return b;
+  }
+  const tableNames = (page) => page.$$eval('#table tbody tr td.name span', (tds) => tds.map((t) => t.textContent));
+
+  let page;
+  await test('the root and the frames are drawn', async () => {
+    page = await open(html.simple);
+    const root = await api(page, () => window.flamefold.box(0));
+    assert(root.w > 1000 && root.total === 100, 'root box ' + JSON.stringify(root));
+    const px = await api(page, (b) => window.flamefold.pixel(b.x + b.w / 2, b.y + b.h / 2), root);
+    assert(JSON.stringify(px) === '[169,173,181]', 'root colour ' + px);
+    const mm = await api(page, () => window.flamefold.find('matmul'));
+    near(mm.w / root.w, 0.44, 0.001, 'matmul width share');
+    const px2 = await api(page, (b) => window.flamefold.pixel(b.x + 2, b.y + b.h / 2), mm);
+    assert(px2[0] > px2[2], 'matmul is drawn in a warm colour: ' + px2);
+    const state = await api(page, () => window.flamefold.state());
+    assert(!state.icicle, 'flame orientation by default');
+  });
+
+  await test('search highlights matches and counts each matched subtree once', async () => {
+    await page.fill('#search', 'compute|matmul');
+    await page.press('#search', 'Enter');
+    const text = await page.textContent('#match');
+    assert(text.includes('59.0%'), 'match text: ' + text);  // compute = 40 + 10 + 4 + 5? -> 59 of 100
+    const m = await api(page, () => window.flamefold.matched);
+    near(m.share, 0.59, 1e-9, 'matched share');
+    const mm = await api(page, () => window.flamefold.find('matmul'));
+    const px = await api(page, (b) => window.flamefold.pixel(b.x + 2, b.y + b.h / 2), mm);
+    assert(JSON.stringify(px) === '[214,51,201]', 'matmul highlighted: ' + px);
+    const io = await api(page, () => window.flamefold.find('io'));
+    const px2 = await api(page, (b) => window.flamefold.pixel(b.x + 2, b.y + b.h / 2), io);
+    assert(JSON.stringify(px2) !== '[214,51,201]', 'io not highlighted');
+    await page.fill('#search', '(');
+    await page.press('#search', 'Enter');
+    assert(await page.$eval('#search', (e) => e.classList.contains('bad')), 'a bad regex is marked, not thrown');
+    await page.fill('#search', '');
+    await page.press('#search', 'Enter');
+    assert((await page.textContent('#match')) === '', 'search cleared');
+  });
+
+  await test('a click zooms: breadcrumb and widths change; Esc resets', async () => {
+    const before = await api(page, () => window.flamefold.find('matmul'));
+    await clickFrame(page, 'compute');
+    const state = await api(page, () => window.flamefold.state());
+    assert(state.zoomName === 'compute', 'zoomed to ' + state.zoomName);
+    const crumbs = await page.$$eval('#crumbs button', (b) => b.map((x) => x.textContent));
+    assert(JSON.stringify(crumbs) === '["all","main","run","compute"]', 'breadcrumb ' + crumbs);
+    assert(await page.$eval('#crumbs button:last-child', (b) => b.getAttribute('aria-current')) === 'true', 'current crumb');
+    const after = await api(page, () => window.flamefold.find('matmul'));
+    near(after.w / before.w, 100 / 59, 0.01, 'matmul widens by 1/share of compute');
+    assert(await api(page, () => window.flamefold.find('io').visible) === false, 'io is outside the zoom');
+    await page.click('#crumbs button:nth-child(3)');  // "main"
+    assert((await api(page, () => window.flamefold.state().zoomName)) === 'main', 'breadcrumb click zooms out');
+    await page.mouse.click(5, 5);
+    await page.keyboard.press('Escape');
+    assert((await api(page, () => window.flamefold.state().zoom)) === 0, 'Esc resets the zoom');
+    await page.keyboard.press('/');
+    assert(await page.evaluate(() => document.activeElement.id) === 'search', '/ focuses the search box');
+    await page.keyboard.press('Escape');
+  });
+
+  await test('the table sorts by self and by total; recursion counted once', async () => {
+    await page.click('th[data-key="self"]');  // already self-descending: toggles to ascending
+    let names = await tableNames(page);
+    assert(names[names.length - 1] === 'matmul', 'ascending self: matmul last, got ' + names);
+    await page.click('th[data-key="self"]');
+    names = await tableNames(page);
+    assert(names[0] === 'matmul' && names[1] === 'run' && names[2] === 'read', 'self order ' + names);
+    assert(await page.$eval('th[data-key="self"]', (t) => t.getAttribute('aria-sort')) === 'descending', 'aria-sort');
+    await page.click('th[data-key="total"]');
+    names = await tableNames(page);
+    assert(names[0] === 'main' && names[1] === 'run' && names[2] === 'compute', 'total order ' + names);
+    const recurse = await page.$$eval('#table tbody tr', (rows) => {
+      const r = rows.find((x) => x.querySelector('td.name span').textContent === 'recurse');
+      return [r.querySelector('td.self').textContent, r.querySelector('td.total').textContent];
+    });
+    assert(recurse[0] === '6' && recurse[1] === '6', 'recurse self/total ' + recurse);
+    await page.click('#table tbody tr:nth-child(3)');
+    assert((await page.inputValue('#search')) === '^compute$', 'a row click searches that frame');
+    await page.fill('#search', '');
+    await page.press('#search', 'Enter');
+  });
+
+  await test('icicle toggle puts the root at the top', async () => {
+    await page.click('#icicle');
+    const root = await api(page, () => window.flamefold.box(0));
+    assert(root.y === 0, 'root at the top: ' + root.y);
+    await page.click('#flame');
+    const root2 = await api(page, () => window.flamefold.box(0));
+    assert(root2.y > 0, 'root at the bottom again');
+  });
+
+  await test('hover shows a tooltip with totals and shares', async () => {
+    const b = await api(page, () => window.flamefold.find('softmax'));
+    const c = await page.locator('#canvas').boundingBox();
+    await page.mouse.move(c.x + b.x + 3, c.y + b.y + b.h / 2);
+    await page.waitForSelector('#tooltip:not([hidden])');
+    const t = await page.textContent('#tooltip');
+    for (const want of ['softmax', 'total10', '% of all10.0%', '% of parent16.9%']) assert(t.replace(/\s+/g, '').includes(want.replace(/\s+/g, '')), 'tooltip lacks ' + want + ': ' + t);
+  });
+
+  await test('thread filter and merge threads (CPython tid: groups)', async () => {
+    page = await open(html.cpython);
+    const labels = await page.$$eval('#groups label .g', (x) => x.map((e) => e.textContent));
+    assert(labels.length === 2, 'two thread groups: ' + labels);
+    const t0 = await api(page, () => window.flamefold.box(0).total);
+    assert(t0 === 100, 'total ' + t0);
+    await page.click('#groups label:nth-child(2) input');  // exclude the second thread
+    const t1 = await api(page, () => window.flamefold.box(0).total);
+    assert(t1 === 50, 'only thread 101 left: ' + t1);
+    assert(await api(page, () => window.flamefold.find('queue.py:get:150') === null || !window.flamefold.find('queue.py:get:150')), 'excluded thread frames gone');
+    await page.click('#groups-all');
+    assert((await api(page, () => window.flamefold.box(0).total)) === 100, 'all threads back');
+    await page.check('#merge-threads');
+    const threadFrame = await api(page, () => window.flamefold.find(document.querySelector('#groups label .g').textContent));
+    assert(threadFrame === null, 'no thread frames after merging');
+    const all = await api(page, () => window.flamefold.state());
+    assert(all.merge === true, 'merge state');
+    const names = await tableNames(page);
+    const forward = await page.$$eval('#table tbody tr', (rows) => rows.filter((r) => r.querySelector('td.name span').textContent.includes('forward')).length);
+    assert(forward === 1, 'forward appears once in the table');
+    const mainBox = await api(page, () => {
+      const f = window.flamefold;
+      for (let i = 1; i < f.state().nodes; i++) { const b = f.box(i); if (b.depth === 1 && b.total === 70) return b; }
+      return null;
+    });
+    assert(mainBox !== null, 'main.py stacks of both threads merged into one frame of total 70 (' + names.slice(0, 5) + ')');
+    await page.uncheck('#merge-threads');
+    assert((await api(page, () => window.flamefold.state().nodes)) > all.nodes, 'unmerged again');
+  });
+
+  if (html.columns) {
+    await test('view switch between CPU and GPU, process and thread filter', async () => {
+      page = await open(html.columns);
+      const views = await page.$$eval('#views button', (b) => b.map((x) => [x.textContent, x.getAttribute('aria-pressed')]));
+      assert(JSON.stringify(views) === '[["CPU","true"],["GPU","false"]]', 'views ' + JSON.stringify(views));
+      assert((await api(page, () => window.flamefold.box(0).total)) === 16.5e6, 'cpu total');
+      assert((await page.textContent('#summary')).includes('16.5 ms'), 'summary in ms: ' + await page.textContent('#summary'));
+      await page.click('#views button[data-col="1"]');
+      const st = await api(page, () => window.flamefold.state());
+      assert(st.columnName === 'gpu', 'gpu view');
+      assert((await api(page, () => window.flamefold.box(0).total)) === 40e6, 'gpu total');
+      const names = await tableNames(page);
+      assert(names[0] === 'sgemm_128x64', 'gpu table led by the kernel: ' + names);
+      const groups = await page.$$eval('#groups label .g', (x) => x.map((e) => e.textContent));
+      assert(groups.length === 5 && groups[0] === 'python 100', 'processes and threads: ' + groups);
+      assert((await page.textContent('#groupstitle')) === 'Processes & Threads', 'group title');
+      await page.click('#groups label:nth-child(1) input');  // exclude process python 100
+      assert((await api(page, () => window.flamefold.box(0).total)) === 10e6, 'gpu total without python 100');
+      assert(await page.$eval('#groups label:nth-child(2) input', (e) => e.disabled), 'its threads are disabled');
+      await page.click('#groups-all');
+      const b = await api(page, () => window.flamefold.find('aten::mm'));
+      const c = await page.locator('#canvas').boundingBox();
+      await page.mouse.move(c.x + b.x + b.w / 2, c.y + b.y + b.h / 2);
+      await page.waitForSelector('#tooltip:not([hidden])');
+      const t = await page.textContent('#tooltip');
+      assert(t.includes('calls20') && t.includes('CPU total4.00 ms') && t.includes('total30.0 ms'), 'tooltip ' + t);
+      await page.mouse.move(0, 0);
+      const info = await page.textContent('#info');
+      assert(info.includes('test fixture') && info.includes('events with a negative duration (skipped)'), 'info panel: ' + info);
+      await page.fill('#search', 'sgemm');
+      await page.press('#search', 'Enter');
+      assert((await page.textContent('#match')).startsWith('matched 100%'), 'all gpu time is in sgemm');
+      await page.screenshot({ path: path.join(args.tmp, 'viewer-gpu.png') });
+    });
+  }
+
+  await test('hostile frame names are shown as text and nothing runs', async () => {
+    page = await open(html.hostile);
+    const injected = await page.evaluate(() => document.querySelectorAll('img, svg, b, iframe, object, embed').length);
+    assert(injected === 0, injected + ' injected elements');
+    const names = await tableNames(page);
+    assert(names.includes('</script><img src=x onerror=alert(1)>'), 'name shown literally: ' + names);
+    assert(names.includes('"><svg onload=alert(1)>'), 'second name shown literally');
+    await clickFrame(page, '"><svg onload=alert(1)>');
+    const crumbs = await page.$$eval('#crumbs button', (b) => b.map((x) => x.textContent));
+    assert(crumbs[2] === '"><svg onload=alert(1)>', 'breadcrumb text ' + crumbs);
+    const b = await api(page, () => window.flamefold.box(window.flamefold.state().zoom));
+    const c = await page.locator('#canvas').boundingBox();
+    await page.mouse.move(c.x + 50, c.y + b.y + b.h / 2);
+    await page.waitForSelector('#tooltip:not([hidden])');
+    assert((await page.textContent('#tooltip .tname')) === '"><svg onload=alert(1)>', 'tooltip text');
+    await page.fill('#search', '<b');
+    await page.press('#search', 'Enter');
+    assert((await page.textContent('#match')).includes('30.0%'), 'search over hostile names');
+    const after = await page.evaluate(() => document.querySelectorAll('img, svg, b, iframe, object, embed').length);
+    assert(after === 0, 'still nothing injected');
+    await page.waitForTimeout(100);  // let any event handler that slipped through fire
+  });
+
+  await test('screenshot of the CPython profile', async () => {
+    page = await open(html.cpython);
+    await page.fill('#search', 'linear');
+    await page.press('#search', 'Enter');
+    const b = await api(page, () => window.flamefold.find('model.py:forward:10'));
+    const c = await page.locator('#canvas').boundingBox();
+    await page.mouse.move(c.x + b.x + b.w / 2, c.y + b.y + b.h / 2);
+    await page.waitForSelector('#tooltip:not([hidden])');
+    const file = path.join(args.tmp, 'viewer.png');
+    await page.screenshot({ path: file, fullPage: true });
+    assert(fs.statSync(file).size > 10000, 'screenshot written');
+  });
+
+  await browser.close();
+  const failed = results.filter((r) => r[0] !== 'ok');
+  console.log(`${results.length - failed.length}/${results.length} browser tests passed; screenshots in ${args.tmp}`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
