@@ -141,49 +141,59 @@
       }
       return makeTree(n, d2, f2, s2);
     }
-    // Merge: out node for each kept base node, keyed by (out parent, frame).
-    const outOf = new Int32Array(N).fill(-1);
-    const outParent = [-1], outFrame = [-1];
+    // Merge: one out node per (out parent, frame), found in an open-addressing table of
+    // typed arrays (a Map of millions of number keys is several times slower).
+    const outOf = new Int32Array(N), outParent = new Int32Array(N), outFrame = new Int32Array(N);
     const outSelf = [];
-    for (let c = 0; c < C; c++) outSelf.push([self[c][0]]);
-    const index = new Map();
-    const F1 = 4294967296;
-    outOf[0] = 0;
+    for (let c = 0; c < C; c++) { const s = new Float64Array(N); s[0] = self[c][0]; outSelf.push(s); }
+    let cap = 1024;
+    while (cap < N * 2) cap *= 2;
+    const mask = cap - 1, slotParent = new Int32Array(cap).fill(-1), slotFrame = new Int32Array(cap), slotNode = new Int32Array(cap);
+    outParent[0] = -1; outFrame[0] = -1;
+    let n = 1;
     for (let i = 1; i < N;) {
       if (excluded[i]) { i = end[i]; continue; }
       let o;
       if (isGroupNode[i]) {
         o = outOf[parent[i]];  // its weight and children go to the nearest kept ancestor
       } else {
-        const op = outOf[parent[i]], key = op * F1 + frame[i];
-        o = index.get(key);
-        if (o === undefined) {
-          o = outParent.length;
-          index.set(key, o);
-          outParent.push(op);
-          outFrame.push(frame[i]);
-          for (let c = 0; c < C; c++) outSelf[c].push(0);
+        const op = outOf[parent[i]], fr = frame[i];
+        let h = Math.imul(op, 0x9e3779b1) ^ Math.imul(fr + 1, 0x85ebca77);
+        h = (h ^ (h >>> 15)) & mask;
+        while (slotParent[h] !== -1 && (slotParent[h] !== op || slotFrame[h] !== fr)) h = (h + 1) & mask;
+        if (slotParent[h] === -1) {
+          slotParent[h] = op; slotFrame[h] = fr; slotNode[h] = n;
+          outParent[n] = op; outFrame[n] = fr;
+          n++;
         }
+        o = slotNode[h];
       }
       outOf[i] = o;
       for (let c = 0; c < C; c++) outSelf[c][o] += self[c][i];
       i++;
     }
-    // Children of each out node sorted by frame, then depth-first order.
-    const n = outParent.length;
-    const byFrame = Array.from({ length: n - 1 }, (_, k) => k + 1).sort((a, b) => outFrame[a] - outFrame[b]);
+    // Children of each out node in frame order (counting sorts by frame, then by parent),
+    // then depth-first order.
+    let F = 0;
+    for (let k = 1; k < n; k++) if (outFrame[k] >= F) F = outFrame[k] + 1;
+    const fStart = new Uint32Array(F + 1);
+    for (let k = 1; k < n; k++) fStart[outFrame[k] + 1]++;
+    for (let f = 0; f < F; f++) fStart[f + 1] += fStart[f];
+    const byFrame = new Uint32Array(Math.max(0, n - 1));
+    for (let k = 1; k < n; k++) byFrame[fStart[outFrame[k]]++] = k;
     const start = new Uint32Array(n + 1);
     for (let k = 1; k < n; k++) start[outParent[k] + 1]++;
     for (let k = 0; k < n; k++) start[k + 1] += start[k];
     const fill = start.slice(0, n), kids = new Uint32Array(Math.max(0, n - 1));
     for (const k of byFrame) kids[fill[outParent[k]]++] = k;
     const d2 = new Uint32Array(n), f2 = new Int32Array(n), order = new Uint32Array(n), dOut = new Uint32Array(n);
-    const stack = [0];
-    let m = 0;
-    while (stack.length) {
-      const v = stack.pop();
+    const stack = new Uint32Array(n);
+    let m = 0, top = 0;
+    stack[top++] = 0;
+    while (top) {
+      const v = stack[--top];
       order[m] = v; d2[m] = dOut[v]; f2[m] = outFrame[v]; m++;
-      for (let k = start[v + 1]; k > start[v]; k--) { const c = kids[k - 1]; dOut[c] = dOut[v] + 1; stack.push(c); }
+      for (let k = start[v + 1]; k > start[v]; k--) { const c = kids[k - 1]; dOut[c] = dOut[v] + 1; stack[top++] = c; }
     }
     const s2 = outSelf.map((col) => { const s = new Float64Array(n); for (let k = 0; k < n; k++) s[k] = col[order[k]]; return s; });
     return makeTree(n, d2, f2, s2);
@@ -191,7 +201,8 @@
 
   // ---------------------------------------------------------------- formatting
   const NS_PER = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
-  function fmtValue(v, unit) {
+  // `bare`: no unit after plain counts (table cells); times always get one.
+  function fmtValue(v, unit, bare) {
     if (unit in NS_PER) {
       const ns = v * NS_PER[unit], a = Math.abs(ns);
       if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e11 ? 0 : a >= 1e10 ? 1 : 2) + ' s';
@@ -200,7 +211,7 @@
       return Math.round(ns) + ' ns';
     }
     const s = Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
-    return unit && unit !== 'count' ? s + ' ' + unit : s;
+    return unit && unit !== 'count' && !bare ? s + ' ' + unit : s;
   }
   function fmtPct(part, whole) {
     if (!(whole > 0)) return '–';
@@ -605,9 +616,10 @@
       if (file[f]) { const sm = document.createElement('small'); sm.textContent = file[f] + (line[f] ? ':' + line[f] : ''); td.append(sm); }
       td.title = name[f];
       const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
-      cell(fmtValue(selfBy[f], unit), 'num self');
+      const num = (v) => v === 0 ? '0' : fmtValue(v, unit, true);
+      cell(num(selfBy[f]), 'num self');
       cell(fmtPct(selfBy[f], all), 'num pct');
-      cell(fmtValue(totalBy[f], unit), 'num total');
+      cell(num(totalBy[f]), 'num total');
       cell(fmtPct(totalBy[f], all), 'num pct');
       if (callsBy) cell(fmtValue(callsBy[f], ''), 'num calls');
       frag.append(tr);
@@ -693,10 +705,10 @@
 
   // ---------------------------------------------------------------- legend, summary, info
   function renderLegend() {
-    const box = $('legend'), counts = new Map(), { frame, N } = S.view, tot = totals(S.view, S.col);
-    for (let i = 1; i < N; i++) if (tot[i] > 0) { const c = catName(frame[i]); counts.set(c, (counts.get(c) || 0) + 1); }
+    const box = $('legend'), present = new Set();
+    for (const f of S.tableRows.rows) present.add(catName(f));  // frames with weight in this view
     box.replaceChildren();
-    const cats = [...counts.keys()].sort();
+    const cats = [...present].sort();
     if (cats.length > 1 || (cats.length === 1 && cats[0] !== '')) {
       for (const c of cats) {
         const it = document.createElement('span'); it.className = 'item';
@@ -837,6 +849,13 @@
         total: tot[i], self: S.view.self[S.col][i], visible: true };
     },
     hitTest: (x, y) => hitTest(x, y),
+    // The child of node i with the most weight in the current view (-1 for a leaf).
+    widestChild(i) {
+      const tot = totals(S.view, S.col), end = S.view.end;
+      let best = -1;
+      for (let c = i + 1; c < end[i]; c = end[c]) if (best < 0 || tot[c] > tot[best]) best = c;
+      return best;
+    },
     zoomTo: (i) => zoomTo(i),
     search: (t) => { $('search').value = t; setSearch(t); return api.matched; },
     setColumn: (k) => setColumn(k),

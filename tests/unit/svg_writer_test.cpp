@@ -331,8 +331,8 @@ TEST(SvgWriter, UsesTheChosenWeightColumn) {
 TEST(SvgWriter, FractionalWeights) {
   Profile p = make_profile({{"a", 0.5}, {"b", 1.25}, {"c", 0.001}});
   auto frames = frames_of(render(p));
-  EXPECT_EQ(find_frame(frames, "a")->title, "a (0.5 samples, 28.57%)");
-  EXPECT_EQ(find_frame(frames, "b")->title, "b (1.25 samples, 71.41%)");
+  EXPECT_EQ(find_frame(frames, "a")->title, "a (0.5 samples, 28.56%)");
+  EXPECT_EQ(find_frame(frames, "b")->title, "b (1.25 samples, 71.39%)");
   EXPECT_EQ(find_frame(frames, "all")->title, "all (1.751 samples, 100%)");
   EXPECT_NEAR(find_frame(frames, "b")->width / find_frame(frames, "a")->width, 2.5, 0.001);
 }
@@ -378,7 +378,7 @@ TEST(SvgWriter, HostileNamesCannotInjectMarkupOrScript) {
   const std::vector<std::string> hostile = {
       "</script><img src=x onerror=alert(1)>",
       "]]><script>alert(1)</script>",
-      "<!-- comment --> & &amp; \"quoted\" 'single'",
+      "<!-- comment --> & &lt &#60 \"quoted\" 'single'",  // no ';': it separates frames
       "<?xml-stylesheet href=\"evil\"?>",
       "ctrl\x01\x02\x1b[31m",
       "bad\xff\xfeutf8",

@@ -31,6 +31,20 @@ class Statement {
   // Integer value; TEXT holding digits converts (Ascend stores timestamps as TEXT).
   int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
   double f64(int col) const { return sqlite3_column_double(stmt_, col); }
+  // A timestamp in ns: INTEGER, REAL, or TEXT holding either ("1736407067942010500",
+  // "1.23282223627722e+17" in old msprof DBs, which an integer conversion would cut at '.').
+  int64_t time_ns(int col) const {
+    int t = sqlite3_column_type(stmt_, col);
+    if (t == SQLITE_INTEGER) return sqlite3_column_int64(stmt_, col);
+    if (t == SQLITE_TEXT) {
+      std::string_view v = text(col);
+      bool plain = !v.empty();
+      for (char c : v)
+        if (!((c >= '0' && c <= '9') || c == '-' || c == ' ')) plain = false;
+      if (plain) return sqlite3_column_int64(stmt_, col);
+    }
+    return static_cast<int64_t>(sqlite3_column_double(stmt_, col) + (sqlite3_column_double(stmt_, col) < 0 ? -0.5 : 0.5));
+  }
   std::string_view text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_, col);
     return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))

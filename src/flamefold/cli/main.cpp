@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -33,6 +34,40 @@ Input formats are recognised from their content (--format overrides); .gz and .z
 are read transparently; - is standard input. Output kind follows -o's extension.
 )";
 
+// "--window 100:250" (ms), "1.5s:2s", ":300ms", "20us:" -> ReadOptions window offsets in ns.
+void parse_time_window(const std::string& text, ReadOptions& r) {
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) throw CLI::ValidationError("--window", "expected START:END, e.g. 100:250 (ms) or 1s:2.5s");
+  auto to_ns = [&](std::string part, int64_t& out) {
+    if (part.empty()) return;
+    double scale = 1e6;  // ms by default
+    auto ends = [&](const char* unit) {
+      size_t n = std::strlen(unit);
+      if (part.size() > n && part.compare(part.size() - n, n, unit) == 0) {
+        part.resize(part.size() - n);
+        return true;
+      }
+      return false;
+    };
+    if (ends("ns")) scale = 1;
+    else if (ends("us")) scale = 1e3;
+    else if (ends("ms")) scale = 1e6;
+    else if (ends("s")) scale = 1e9;
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || part.empty()) throw CLI::ValidationError("--window", "cannot read '" + text + "' as START:END");
+    out = static_cast<int64_t>(v * scale + (v < 0 ? -0.5 : 0.5));
+  };
+  to_ns(text.substr(0, colon), r.window_start_ns);
+  to_ns(text.substr(colon + 1), r.window_end_ns);
+  if (r.window_end_ns < r.window_start_ns) throw CLI::ValidationError("--window", "END is before START in '" + text + "'");
+}
+
 void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--format", r.format, "input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)");
   app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
@@ -50,6 +85,20 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
                   "refuse database inputs larger than this (default for Ascend DBs: 10 GiB, as MindStudio's tool)");
   app->add_option("--weight", r.weight, "which weight to use: samples, cpu, gpu, npu, kernels, calls (default: the input's)");
   app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
+  // Traced inputs (Kineto, nsys, Ascend): which part of the timeline to build from.
+  app->add_option("--steps", r.steps, "traces: only these ProfilerStep#N ranges, e.g. 3, 3-5 or 3,5,7-9");
+  app->add_option("--thread", r.threads, "traces: only threads whose name contains this (or with this tid); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--categories", r.categories,
+                  "traces: only events of these categories (comma separated: python_function, cpu_op, user_annotation, "
+                  "cuda_runtime, kernel, memcpy, memset ...)")
+      ->expected(1)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option_function<std::string>(
+      "--window", [&r](const std::string& text) { parse_time_window(text, r); },
+      "traces: only START:END from the first event, in ms or with a unit (ns, us, ms, s); either side may be empty");
 }
 
 void add_graph_options(CLI::App* app, WriteOptions& w) {
@@ -62,7 +111,7 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
   app->add_flag("--inverted", w.inverted, "icicle graph (root at the top)");
   app->add_flag("--reverse", w.reverse, "reverse stacks (merge from the leaves)");
   app->add_option("--countname", w.countname, "what one unit of weight is called (default: from the input)");
-  app->add_flag("--hash", "SVG: colours from a hash of the name (always on: output is reproducible)");
+  app->add_flag("--hash")->description("SVG: colours from a hash of the name (always on: output is reproducible)");
   app->add_option("--height", w.frame_height, "SVG: frame height in pixels (default 16)");
   app->add_option("--fonttype", w.font_type, "SVG: font family (default Verdana)");
   app->add_option("--fontsize", w.font_size, "SVG: font size (default 12)");

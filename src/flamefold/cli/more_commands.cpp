@@ -8,6 +8,8 @@
 #include "flamefold/writers/chrome_trace.h"
 #include "flamefold/readers/pstats.h"
 #include "flamefold/writers/pstats.h"
+#include "flamefold/writers/callgraph.h"
+#include "flamefold/readers/gpu_cpu_merge.h"
 
 using namespace flamefold;
 
@@ -19,6 +21,12 @@ CLI::App* merge_gpu_cmd = nullptr;
 std::string trace_activities, trace_colors;
 std::vector<std::string> trace_prefixes;
 bool trace_no_flows = false;
+// callgraph
+CallGraphOptions callgraph_opts;
+// merge-gpu
+std::string merge_cpu, merge_gpu, merge_weight = "count";
+GpuMergeOptions merge_opts;
+bool merge_summary = false;
 }  // namespace
 
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
@@ -42,9 +50,19 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   callgraph_cmd->add_option("inputs", inputs, "input files")->required();
   callgraph_cmd->add_option("-o,--output", output, "output file: .dot, .svg or .png")->required();
   callgraph_cmd->add_option("--format", r.format, "input format (default: sniffed)");
+  callgraph_cmd->add_option("--node-thres", callgraph_opts.node_thres, "drop functions under this % of the total (default 0.5)");
+  callgraph_cmd->add_option("--edge-thres", callgraph_opts.edge_thres, "drop calls under this % of the total (default 0.1)");
+  callgraph_cmd->add_option("--weight", r.weight, "which time column of a trace: cpu (default), gpu, ...");
 
   // ---- merge-gpu: CPU launch stacks + CUPTI kernels -> folded -----------------------------
   merge_gpu_cmd = app.add_subcommand("merge-gpu", "merge CPU stacks at kernel launches with CUPTI kernels (folded)");
+  merge_gpu_cmd->add_option("-c,--cpu", merge_cpu, "CPU stacks: `ts_ns comm pid tid cpu f1;f2;...` lines")->required();
+  merge_gpu_cmd->add_option("-g,--gpu", merge_gpu, "GPU trace: CUPTI JSON (or a Kineto trace)")->required();
+  merge_gpu_cmd->add_option("-o,--output", output, "folded output (- for stdout)")->required();
+  merge_gpu_cmd->add_option("-t,--tolerance", merge_opts.tolerance_ms, "launch matching tolerance in ms (default 10)");
+  merge_gpu_cmd->add_option("--weight", merge_weight, "count (stacks, the seed's) or gpu (kernel ns)")
+      ->check(CLI::IsMember({"count", "gpu"}));
+  merge_gpu_cmd->add_flag("-s,--summary", merge_summary, "print the summary statistics");
   (void)w;
 }
 
@@ -114,13 +132,37 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
   }
   // ---- callgraph ----
   if (callgraph_cmd->parsed()) {
-    std::fprintf(stderr, "flamefold: error: callgraph is not implemented yet\n");
-    return 2;
+    std::string ext = output_extension(output);
+    bool known = ext == "dot" || ext == "gv" || ext == "svg" || ext == "png" || ext == "pdf";
+    if (!known) throw UsageError("callgraph writes .dot, .svg, .png or .pdf (got '" + output + "')");
+    CallStats st = read_call_stats(inputs, r);
+    std::string dot = callgraph_dot(st, callgraph_opts);
+    if (ext == "dot" || ext == "gv") {
+      OutputFile file(output);
+      file.write(dot);
+      file.commit();
+    } else {
+      render_dot(dot, ext, output);
+    }
+    std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
+    return 0;
   }
   // ---- merge-gpu ----
   if (merge_gpu_cmd->parsed()) {
-    std::fprintf(stderr, "flamefold: error: merge-gpu is not implemented yet\n");
-    return 2;
+    merge_opts.weight_gpu = merge_weight == "gpu";
+    OutputFile file(output);
+    GpuMergeReport rep = merge_gpu_cpu(merge_cpu, merge_gpu, merge_opts, file);
+    file.commit();
+    std::fprintf(stderr, "flamefold: %llu CPU stacks, %llu kernels, %llu launches: %llu matched, %llu pending; "
+                 "wrote %llu unique stacks to %s\n",
+                 (unsigned long long)rep.cpu_stacks, (unsigned long long)rep.kernels, (unsigned long long)rep.launches,
+                 (unsigned long long)rep.matched, (unsigned long long)rep.unmatched,
+                 (unsigned long long)rep.unique_stacks, output.c_str());
+    if (rep.malformed_lines)
+      std::fprintf(stderr, "flamefold: warning: %llu malformed CPU lines skipped (first: %s)\n",
+                   (unsigned long long)rep.malformed_lines, rep.first_malformed.c_str());
+    if (merge_summary) std::fputs(rep.summary.c_str(), output == "-" ? stderr : stdout);
+    return 0;
   }
   (void)app, (void)inputs, (void)output, (void)r, (void)w;
   return 2;

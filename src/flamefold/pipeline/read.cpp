@@ -37,11 +37,23 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
                    "SQLite DB or a pstats file (use --format to say which)");
 }
 
+bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
+  if (!o.format.empty()) return parse_format(o.format) == Format::Kineto;
+  for (const std::string& path : paths) {
+    if (path == "-") return false;
+    Input input = Input::open(path);
+    if (sniff_format(input.head(), path) != Format::Kineto) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o) {
   if (paths.empty()) throw UsageError("no input file (use - for standard input)");
   if (paths.size() == 1) return read_one(paths[0], o);
+  // Several Kineto traces (ranks): one timeline, one build; the rank comes from distributedInfo.
+  if (all_kineto(paths, o)) return read_kineto_files(paths, o);
   // Several inputs: each becomes a top-level "rank" frame named after its file.
   Profile merged;
   CategoryId rank_cat = merged.symbols.category(category::kRank);

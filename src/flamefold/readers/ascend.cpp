@@ -87,6 +87,7 @@ class AscendReader {
     kernel_cat_ = tl.symbols.category(category::kKernel);
     read_strings();
     bool pytorch = std::string_view(host_table) == "PYTORCH_API";
+    has_pytorch_ = pytorch;
     if (pytorch) {
       read_connections();
       read_host(host_table, /*launches=*/false);
@@ -120,7 +121,8 @@ class AscendReader {
   std::vector<CategoryId> categories_;
   CategoryId task_cat_ = 0, kernel_cat_ = 0;
   uint64_t host_rows_ = 0, tasks_ = 0;
-  bool launch_by_task_id_ = false;  // an msprof API table that links by globalTaskId
+  bool launch_by_task_id_ = false;
+  bool has_pytorch_ = false;  // an msprof API table that links by globalTaskId
   std::vector<std::pair<uint32_t, int64_t>> op_callchains_;  // (event, callchainId)
 
   void check_size() {
@@ -218,6 +220,8 @@ class AscendReader {
     Timeline& tl = out_.timeline;
     uint64_t table_key = pytorch ? 1 : 2;
     std::string where = std::string(" (") + table + ")";
+    // The seed's summary line counts the rows of the main host table only.
+    bool seed_table = !(launches && has_pytorch_);
     while (s.step()) {
       if (s.is_null(0) || s.is_null(1)) {
         tl.count("rows without a start or end time (left out)" + where);
@@ -230,12 +234,13 @@ class AscendReader {
       bool empty_name = false;
       uint32_t f = host_frame(table_key, s, 3, empty_name);
       if (f == kExcluded) continue;  // ProfilerStep# ranges, as the seed leaves them out
-      int64_t b = s.i64(0), e = s.i64(1);
+      int64_t b = s.time_ns(0), e = s.time_ns(1);
       if (e <= b) {
-        tl.count("non-positive durations skipped");
+        tl.count(seed_table ? std::string("non-positive durations skipped") : "non-positive durations skipped" + where);
         continue;
       }
-      if (empty_name) tl.count("empty API names replaced with unknown");
+      if (empty_name)
+        tl.count(seed_table ? std::string("empty API names replaced with unknown") : "empty API names replaced with unknown" + where);
       EventKind kind = EventKind::HostRange;
       uint64_t corr = 0;
       if (!s.is_null(4)) {
@@ -288,7 +293,7 @@ class AscendReader {
         tl.count("NPU tasks without a start or end time (left out)");
         continue;
       }
-      int64_t b = s.i64(0), e = s.i64(1);
+      int64_t b = s.time_ns(0), e = s.time_ns(1);
       if (e < b) {
         tl.count("NPU tasks ending before they start (left out)");
         continue;

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "flamefold/errors.h"
@@ -18,6 +19,8 @@ namespace {
 namespace sj = simdjson::ondemand;
 constexpr uint32_t kNoMatch = UINT32_MAX;
 
+inline bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 // A JSON number kept the way Python holds it: an exact int, or a double.
 struct Num {
   bool present = false, is_int = false;
@@ -26,19 +29,25 @@ struct Num {
   bool positive() const { return present && (is_int ? i > 0 : d > 0); }
 };
 
+// From the number's own text, the way Python's json module decides: an int unless it has a
+// fraction or exponent. (Parsing the token also sidesteps simdjson's get_number, which
+// rejects some 20-digit floats such as 1718091839000021.750 in its fallback kernel.)
 Num read_num(sj::value v) {
   Num n;
-  sj::number num;
-  if (v.get_number().get(num)) return n;
-  n.present = true;
-  if (num.is_int64()) {
-    n.is_int = true;
-    n.i = num.get_int64();
-  } else if (num.is_uint64()) {
-    n.d = static_cast<double>(num.get_uint64());
-  } else {
-    n.d = num.get_double();
+  std::string_view raw;
+  raw = v.raw_json_token();
+  while (!raw.empty() && is_json_space(raw.back())) raw.remove_suffix(1);
+  if (raw.empty() || !(raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))) return n;
+  bool is_float = raw.find_first_of(".eE") != std::string_view::npos;
+  if (!is_float) {
+    auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), n.i);
+    if (ec == std::errc() && p == raw.data() + raw.size()) {
+      n.present = n.is_int = true;
+      return n;
+    }
   }
+  auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), n.d);
+  if (ec == std::errc() && p == raw.data() + raw.size()) n.present = true;
   return n;
 }
 

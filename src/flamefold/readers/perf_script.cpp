@@ -7,8 +7,9 @@
 // Speed: stack lines repeat (a return address always prints the same symbol), so the frames a
 // line produces are cached by the line's bytes; a sample then costs one hash lookup per line
 // and one child lookup per frame. Big inputs are cut at blank lines (sample boundaries) and
-// collapsed by several workers, each into its own partial profile; the partials are merged and
-// the result is put in a canonical order, so the output never depends on the thread count.
+// collapsed by several workers, each into its own table of distinct stacks; the tables are
+// merged and the call tree is built in a canonical order, so the output never depends on the
+// thread count.
 #include "flamefold/readers/perf_script.h"
 
 #include <algorithm>
@@ -21,7 +22,6 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
-#include "flamefold/merge.h"
 #include "flamefold/progress.h"
 #include "flamefold/readers/text_source.h"
 
@@ -354,12 +354,79 @@ double parse_period(std::string_view digits) {
   return v;
 }
 
+// Distinct stacks (root first, the process frames included) and their summed weight: what
+// stackcollapse-perf.pl keeps in its hash. Much smaller than a call tree while reading, and
+// sorted once at the end to build the tree in canonical order.
+class StackTable {
+ public:
+  StackTable() { slots_.assign(1024, Slot{}); mask_ = slots_.size() - 1; }
+
+  void add(const FrameId* frames, uint32_t n, uint64_t h, double weight) {
+    size_t i = h & mask_;
+    while (true) {
+      Slot& s = slots_[i];
+      if (s.len_plus_one == 0) break;
+      if (s.hash == h && s.len_plus_one == n + 1 &&
+          std::memcmp(arena_.data() + s.begin, frames, n * sizeof(FrameId)) == 0) {
+        s.weight += weight;
+        return;
+      }
+      i = (i + 1) & mask_;
+    }
+    Slot& s = slots_[i];
+    s.hash = h;
+    s.begin = arena_.size();
+    s.len_plus_one = n + 1;
+    s.weight = weight;
+    arena_.insert(arena_.end(), frames, frames + n);
+    ++size_;
+    if (size_ * 2 > slots_.size()) grow();
+  }
+
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (s.len_plus_one) f(arena_.data() + s.begin, s.len_plus_one - 1, s.weight);
+  }
+  size_t size() const { return size_; }
+  void release() {
+    std::vector<Slot>().swap(slots_);
+    std::vector<FrameId>().swap(arena_);
+    size_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t begin = 0;
+    uint32_t len_plus_one = 0;  // 0 = empty slot
+    double weight = 0;
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (!s.len_plus_one) continue;
+      size_t i = s.hash & mask_;
+      while (slots_[i].len_plus_one) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+  std::vector<FrameId> arena_;
+};
+
+uint64_t hash_frames(const FrameId* f, size_t n) {
+  return hash_bytes(std::string_view(reinterpret_cast<const char*>(f), n * sizeof(FrameId)));
+}
+
 // Collapses lines of perf script into a (partial) profile. One per worker thread.
 class Collapser {
  public:
   explicit Collapser(const PerfOptions& o) : o_(o) {
-    column_ = profile.add_column("samples", "samples");
-    group_category_ = profile.symbols.category(o.tid ? category::kThread : category::kProcess);
+    group_category_ = symbols.category(o.tid ? category::kThread : category::kProcess);
   }
 
   // The event to keep. Unknown until the first event line when empty and not forced.
@@ -399,7 +466,8 @@ class Collapser {
   uint64_t job_lines() const { return job_lines_; }
   uint64_t job_first_bad() const { return job_first_bad_; }
 
-  Profile profile;
+  Symbols symbols;
+  StackTable stacks;
   uint64_t truncated_samples() const { return truncated_; }
   uint64_t samples = 0, bad_lines = 0, other_events = 0;
   bool any_period_not_one = false;
@@ -485,7 +553,7 @@ class Collapser {
       while (true) {
         size_t semi = last_pname_.find(';', pos);
         std::string_view part = std::string_view(last_pname_).substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
-        pname_frames_.push_back(profile.symbols.frame(part, {}, 0, pname_frames_.empty() ? group_category_ : 0));
+        pname_frames_.push_back(symbols.frame(part, {}, 0, pname_frames_.empty() ? group_category_ : 0));
         if (semi == std::string::npos) break;
         pos = semi + 1;
       }
@@ -520,7 +588,7 @@ class Collapser {
     }
     names_.clear();
     perf_script::frame_names(s, o_, java).swap(names_);
-    for (const std::string& name : names_) pending_.push_back(profile.symbols.frame(name));
+    for (const std::string& name : names_) pending_.push_back(symbols.frame(name));
     const LineCache::Entry* e = cache_.insert(l, h, java, pending_, false);
     if (!e && have_pname_)  // not cacheable (a huge line): use it directly
       for (size_t k = pending_.size(); k-- > 0;) stack_.push_back(pending_[k]);
@@ -529,10 +597,9 @@ class Collapser {
 
   void end_sample() {
     if (!have_pname_) return;
-    NodeId n = 0;
-    for (FrameId f : pname_frames_) n = profile.child(n, f);
-    for (size_t k = stack_.size(); k-- > 0;) n = profile.child(n, stack_[k]);
-    profile.add(n, column_, period_);
+    key_.assign(pname_frames_.begin(), pname_frames_.end());
+    key_.insert(key_.end(), stack_.rbegin(), stack_.rend());
+    stacks.add(key_.data(), static_cast<uint32_t>(key_.size()), hash_frames(key_.data(), key_.size()), period_);
     ++samples;
     FrameId g = pname_frames_[0];
     if (g >= samples_by_group.size()) samples_by_group.resize(g + 1, 0);
@@ -542,7 +609,6 @@ class Collapser {
   }
 
   const PerfOptions& o_;
-  int column_;
   CategoryId group_category_;
   std::string filter_;
   bool filter_known_ = false, defaulted_ = false;
@@ -552,6 +618,7 @@ class Collapser {
   std::string pname_buf_, last_pname_;
   std::vector<FrameId> pname_frames_;
   std::vector<FrameId> stack_;  // leaf first
+  std::vector<FrameId> key_;    // the sample's stack, root first
   // Scratch.
   LineCache cache_;
   std::vector<FrameId> pending_;
@@ -606,54 +673,81 @@ std::string thousands(uint64_t v) {
   return s;
 }
 
-// The profile with children in name order and frames interned in that order: the same
-// whatever order samples were met in, so output never depends on how work was split.
-Profile canonical(Profile& from) {
-  Profile out;
-  out.source_format = std::move(from.source_format);
-  out.inputs = std::move(from.inputs);
-  out.facts = std::move(from.facts);
-  out.counters = std::move(from.counters);
-  for (const WeightColumn& c : from.columns) out.add_column(c.name, c.unit);
-  out.default_column = from.default_column;
-  std::vector<CategoryId> category_map(from.symbols.category_count());
-  for (size_t c = 0; c < category_map.size(); ++c)
-    category_map[c] = out.symbols.category(from.symbols.category_name(static_cast<CategoryId>(c)));
-
-  struct Todo {
-    NodeId from_node, out_node;
-  };
-  std::vector<Todo> todo{{0, 0}};
-  std::vector<NodeId> kids;
-  while (!todo.empty()) {
-    Todo t = todo.back();
-    todo.pop_back();
-    kids.clear();
-    for (NodeId c = from.first_child[t.from_node]; c != kNone; c = from.next_sibling[c]) kids.push_back(c);
-    std::sort(kids.begin(), kids.end(), [&](NodeId a, NodeId b) {
-      const Frame& fa = from.symbols[from.frame[a]];
-      const Frame& fb = from.symbols[from.frame[b]];
-      std::string_view na = from.symbols.strings[fa.name], nb = from.symbols.strings[fb.name];
-      if (na != nb) return na < nb;
-      std::string_view ca = from.symbols.category_name(fa.category), cb = from.symbols.category_name(fb.category);
-      if (ca != cb) return ca < cb;
-      std::string_view xa = from.symbols.strings[fa.file], xb = from.symbols.strings[fb.file];
-      if (xa != xb) return xa < xb;
-      return fa.line < fb.line;
-    });
-    size_t first_new = todo.size();
-    for (NodeId c : kids) {
-      const Frame& fr = from.symbols[from.frame[c]];
-      FrameId f = out.symbols.frame(from.symbols.strings[fr.name], from.symbols.strings[fr.file], fr.line,
-                                    category_map[fr.category]);
-      NodeId m = out.child(t.out_node, f);
-      for (size_t col = 0; col < from.columns.size(); ++col) out.columns[col].self[m] = from.columns[col].self[c];
-      todo.push_back({c, m});
+// Builds the call tree from the workers' distinct stacks: frames unified across workers,
+// stacks sorted by frame name (then category), then inserted in that order. Nodes and frames
+// are thus numbered in a canonical order, the same whatever order samples came in and however
+// the work was split.
+void build_profile(std::vector<std::unique_ptr<Collapser>>& collapsers, Profile& out) {
+  int column = out.add_column("samples", "samples");
+  // One frame table for all workers.
+  Symbols all;
+  std::vector<std::vector<FrameId>> frame_maps(collapsers.size());
+  for (size_t w = 0; w < collapsers.size(); ++w) {
+    const Symbols& s = collapsers[w]->symbols;
+    frame_maps[w].resize(s.frame_count());
+    for (FrameId f = 0; f < s.frame_count(); ++f) {
+      const Frame& fr = s[f];
+      frame_maps[w][f] = all.frame(s.strings[fr.name], s.strings[fr.file], fr.line, all.category(s.category_name(fr.category)));
     }
-    std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first_new), todo.end());  // visit in name order
   }
-  for (size_t col = 0; col < from.columns.size(); ++col) out.columns[col].self[0] = from.columns[col].self[0];
-  return out;
+  // Rank of each frame in (name, category) order: stacks then sort as integer sequences.
+  std::vector<FrameId> by_name(all.frame_count());
+  for (FrameId f = 0; f < by_name.size(); ++f) by_name[f] = f;
+  std::sort(by_name.begin(), by_name.end(), [&](FrameId a, FrameId b) {
+    std::string_view na = all.name(a), nb = all.name(b);
+    if (na != nb) return na < nb;
+    return all.category_name(all[a].category) < all.category_name(all[b].category);
+  });
+  std::vector<uint32_t> rank(by_name.size());
+  for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
+
+  // All distinct stacks as rank sequences, merged across workers.
+  StackTable merged;
+  std::vector<FrameId> seq;
+  for (size_t w = 0; w < collapsers.size(); ++w) {
+    const std::vector<FrameId>& map = frame_maps[w];
+    collapsers[w]->stacks.for_each([&](const FrameId* f, uint32_t n, double weight) {
+      seq.resize(n);
+      for (uint32_t k = 0; k < n; ++k) seq[k] = rank[map[f[k]]];
+      merged.add(seq.data(), n, hash_frames(seq.data(), n), weight);
+    });
+    collapsers[w]->stacks.release();
+  }
+  struct Stack {
+    const FrameId* ranks;
+    uint32_t n;
+    double weight;
+  };
+  std::vector<Stack> stacks;
+  stacks.reserve(merged.size());
+  merged.for_each([&](const FrameId* f, uint32_t n, double weight) { stacks.push_back({f, n, weight}); });
+  std::sort(stacks.begin(), stacks.end(), [](const Stack& a, const Stack& b) {
+    return std::lexicographical_compare(a.ranks, a.ranks + a.n, b.ranks, b.ranks + b.n);
+  });
+
+  // Insert in order, reusing the path shared with the previous stack.
+  std::vector<FrameId> out_frame(by_name.size(), kNone);
+  std::vector<NodeId> path;
+  const Stack* prev = nullptr;
+  for (const Stack& st : stacks) {
+    uint32_t common = 0;
+    if (prev)
+      while (common < st.n && common < prev->n && st.ranks[common] == prev->ranks[common]) ++common;
+    path.resize(common);
+    NodeId n = common ? path.back() : 0;
+    for (uint32_t k = common; k < st.n; ++k) {
+      uint32_t r = st.ranks[k];
+      if (out_frame[r] == kNone) {
+        const Frame& fr = all[by_name[r]];
+        out_frame[r] = out.symbols.frame(all.strings[fr.name], all.strings[fr.file], fr.line,
+                                         out.symbols.category(all.category_name(fr.category)));
+      }
+      n = out.child(n, out_frame[r]);
+      path.push_back(n);
+    }
+    out.add(n, column, st.weight);
+    prev = &st;
+  }
 }
 
 struct JobResult {
@@ -853,7 +947,7 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
     saw_header |= c->saw_event_record;
     for (FrameId g = 0; g < c->samples_by_group.size(); ++g) {
       if (!c->samples_by_group[g]) continue;
-      std::string name(c->profile.symbols.name(g));
+      std::string name(c->symbols.name(g));
       auto it = std::find_if(by_group.begin(), by_group.end(), [&](const auto& e) { return e.first == name; });
       if (it == by_group.end())
         by_group.emplace_back(name, c->samples_by_group[g]);
@@ -879,12 +973,19 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
     throw InputError(input.path(), "line " + std::to_string(first_bad_line),
                      "not perf script text: expected a sample header such as \"comm 1234 [000] 12.345: 1 cycles:\"");
 
-  // One profile: graft the other workers' partials into the first, then a canonical copy.
-  Profile& base = collapsers[0]->profile;
-  for (size_t w = 1; w < collapsers.size(); ++w) {
-    graft(base, 0, collapsers[w]->profile);
-    collapsers[w]->profile = Profile();
-  }
+  auto rss = [](const char* what) {
+    if (!getenv("FF_DEBUG_RSS")) return;
+    FILE* f = fopen("/proc/self/status", "r");
+    char line[256];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "VmRSS", 5) || !strncmp(line, "VmHWM", 5)) fprintf(stderr, "%s %s", what, line);
+    fclose(f);
+  };
+  rss("after read");
+  Profile base;
+  build_profile(collapsers, base);
+  rss("after build");
+  fprintf(stderr, "nodes %zu stacks\n", base.node_count());
   base.source_format = "perf script";
   base.inputs.push_back(input.path());
   if (filter_known)
@@ -918,7 +1019,7 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
                other);
   if (truncated) base.count("last sample not ended by a blank line (dropped, as stackcollapse-perf.pl does)", truncated);
   if (src.decode_errors()) base.count("invalid UTF-16 (replaced by U+FFFD)", src.decode_errors());
-  return canonical(base);
+  return base;
 }
 
 }  // namespace flamefold

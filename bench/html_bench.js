@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Opens a flamefold HTML file in headless Debian chromium (tests/browser/browser.js) and
+// reports, as JSON, the page's own performance.now() figures: first paint (from navigation
+// start), decode, and the time of zooms and searches done through the viewer's code paths.
+//   node bench/html_bench.js FILE.html [runs=3]
+'use strict';
+const path = require('path');
+const { launch } = require(path.join(__dirname, '../tests/browser/browser.js'));
+
+async function once(file) {
+  const browser = await launch();
+  if (!browser) throw new Error('no chromium');
+  const page = await browser.open(file);
+  const r = await page.evaluate(async () => {
+    const f = window.flamefold, t = f.timings;
+    const st = f.state();
+    // Zoom into the widest child of the root, then into a frame two levels down, then out.
+    const zooms = [];
+    const widest = (n) => {
+      let node = 0;
+      for (let d = 0; d < n; d++) { const c = f.widestChild(node); if (c < 0) break; node = c; }
+      return node;
+    };
+    for (const d of [1, 3, 0]) {
+      const node = d === 0 ? 0 : widest(d);
+      f.zoomTo(node);
+      zooms.push(t.lastZoom);
+    }
+    const searches = [];
+    for (const q of ['forward', 'operation_1[0-9]', 'load|step', '^func_', 'no-such-frame']) {
+      f.search(q);
+      searches.push(t.lastSearch);
+    }
+    f.search('');
+    const hit = f.hitTest(600, f.state().height - 9);
+    return { nodes: st.nodes, firstPaint: t.firstPaint, decode: t.decode, startToPaint: t.startToPaint,
+      zooms, searches, lastDraw: t.lastDraw, drawn: f.lastDrawStats, hit: !!hit };
+  });
+  await browser.close();
+  if (browser.problems.console.length || browser.problems.pageErrors.length || browser.problems.requests.length)
+    throw new Error(JSON.stringify(browser.problems));
+  return r;
+}
+
+(async () => {
+  const file = process.argv[2], runs = Number(process.argv[3] || 3);
+  const all = [];
+  for (let k = 0; k < runs; k++) all.push(await once(file));
+  const med = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const out = {
+    file, nodes: all[0].nodes, runs,
+    first_paint_ms: med(all.map((r) => r.firstPaint)),
+    decode_ms: med(all.map((r) => r.decode)),
+    zoom_ms_max: med(all.map((r) => Math.max(...r.zooms))),
+    search_ms_max: med(all.map((r) => Math.max(...r.searches))),
+    each: all,
+  };
+  console.log(JSON.stringify(out, null, 1));
+})().catch((e) => { console.error(e); process.exit(1); });
