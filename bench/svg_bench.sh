@@ -20,18 +20,21 @@ run3() {  # label, command...
   local walls=() users=() rss=()
   for i in 1 2 3; do
     local t
-    /usr/bin/time -o /tmp/ffbench/svg-bench.time -f '%e %U %M' "$@" >/dev/null 2>&1
+    /usr/bin/time -o /tmp/ffbench/svg-bench.time -f '%e %U %S %M' "$@" >/dev/null 2>&1
     t=$(tail -1 /tmp/ffbench/svg-bench.time)
-    read -r w u m <<<"$t"
-    walls+=("$w"); users+=("$u"); rss+=("$m")
+    read -r w u s m <<<"$t"
+    walls+=("$w"); users+=("$(python3 -c "print(f'{$u + $s:.2f}')")"); rss+=("$m")
   done
   local mw mu mm
   mw=$(printf '%s\n' "${walls[@]}" | median)
   mu=$(printf '%s\n' "${users[@]}" | median)
   mm=$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)
-  local mbps
+  local mbps cpu_mbps
   mbps=$(python3 -c "print(f'{$bytes / 1e6 / $mw:.0f}')")
-  printf '%-10s wall %5ss (runs: %s)  user %5ss  %s MB/s  peak RSS %s KB\n' "$label" "$mw" "${walls[*]}" "$mu" "$mbps" "$mm"
+  cpu_mbps=$(python3 -c "print(f'{$bytes / 1e6 / $mu:.0f}')")
+  printf '%-10s wall %5ss (runs: %s) = %s MB/s;  cpu (user+sys) %5ss = %s MB/s;  peak RSS %s KB\n' \
+    "$label" "$mw" "${walls[*]}" "$mbps" "$mu" "$cpu_mbps" "$mm"
+  uptime | sed 's/.*load/  load/'
 }
 echo "input: $input ($((bytes / 1000000)) MB, $(wc -l <"$input") lines)"
 run3 read-only "$build/flamefold" info "$input"

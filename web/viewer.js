@@ -141,62 +141,61 @@
       }
       return makeTree(n, d2, f2, s2);
     }
-    // Merge: one out node per (out parent, frame), found in an open-addressing table of
-    // typed arrays (a Map of millions of number keys is several times slower).
-    const outOf = new Int32Array(N), outParent = new Int32Array(N), outFrame = new Int32Array(N);
-    const outSelf = [];
-    for (let c = 0; c < C; c++) { const s = new Float64Array(N); s[0] = self[c][0]; outSelf.push(s); }
-    let cap = 1024;
-    while (cap < N * 2) cap *= 2;
-    const mask = cap - 1, slotParent = new Int32Array(cap).fill(-1), slotFrame = new Int32Array(cap), slotNode = new Int32Array(cap);
-    outParent[0] = -1; outFrame[0] = -1;
-    let n = 1;
-    for (let i = 1; i < N;) {
-      if (excluded[i]) { i = end[i]; continue; }
-      let o;
-      if (isGroupNode[i]) {
-        o = outOf[parent[i]];  // its weight and children go to the nearest kept ancestor
-      } else {
-        const op = outOf[parent[i]], fr = frame[i];
-        let h = Math.imul(op, 0x9e3779b1) ^ Math.imul(fr + 1, 0x85ebca77);
-        h = (h ^ (h >>> 15)) & mask;
-        while (slotParent[h] !== -1 && (slotParent[h] !== op || slotFrame[h] !== fr)) h = (h + 1) & mask;
-        if (slotParent[h] === -1) {
-          slotParent[h] = op; slotFrame[h] = fr; slotNode[h] = n;
-          outParent[n] = op; outFrame[n] = fr;
-          n++;
+    // Merge, straight into depth-first order: a stack entry is a run of base nodes with the
+    // same frame under the same merged parent (one merged node). Its children are the base
+    // children of the whole run (group nodes expanded in place), sorted by frame, then cut
+    // into runs again. Every base node lands in `pool` exactly once, so N slots suffice.
+    const pool = new Int32Array(N + 1), runStart = new Int32Array(N + 1), runLen = new Int32Array(N + 1), runDepth = new Int32Array(N + 1);
+    const d2 = new Uint32Array(N), f2 = new Int32Array(N), s2 = [];
+    for (let c = 0; c < C; c++) s2.push(new Float64Array(N));
+    let top = 0, sp = 0, n = 0, expanded = false;
+    const gather = (b, o) => {
+      for (let c = b + 1, e = end[b]; c < e; c = end[c]) {
+        if (excluded[c]) continue;
+        if (isGroupNode[c]) {
+          expanded = true;
+          for (let k = 0; k < C; k++) s2[k][o] += self[k][c];  // a group's own weight stays with its parent
+          gather(c, o);
+        } else {
+          pool[top++] = c;
         }
-        o = slotNode[h];
       }
-      outOf[i] = o;
-      for (let c = 0; c < C; c++) outSelf[c][o] += self[c][i];
-      i++;
+    };
+    const byFrame = (a, b) => (frame[a] - frame[b]) || (a - b);
+    pool[top++] = 0;
+    runStart[sp] = 0; runLen[sp] = 1; runDepth[sp] = 0; sp++;
+    while (sp) {
+      sp--;
+      const r0 = runStart[sp], len = runLen[sp], d = runDepth[sp], o = n++;
+      d2[o] = d;
+      f2[o] = o === 0 ? -1 : frame[pool[r0]];
+      for (let k = r0; k < r0 + len; k++) for (let c = 0; c < C; c++) s2[c][o] += self[c][pool[k]];
+      const g0 = top;
+      expanded = false;
+      for (let k = r0; k < r0 + len; k++) gather(pool[k], o);
+      const g1 = top;
+      if (len > 1 || expanded) {
+        if (g1 - g0 <= 32) {
+          for (let i = g0 + 1; i < g1; i++) {
+            const v = pool[i];
+            let j = i - 1;
+            while (j >= g0 && byFrame(pool[j], v) > 0) { pool[j + 1] = pool[j]; j--; }
+            pool[j + 1] = v;
+          }
+        } else {
+          pool.set(Array.from(pool.subarray(g0, g1)).sort(byFrame), g0);
+        }
+      }
+      // Runs of equal frames become merged children, pushed last-first.
+      for (let j = g1; j > g0;) {
+        let i = j - 1;
+        const fr = frame[pool[i]];
+        while (i > g0 && frame[pool[i - 1]] === fr) i--;
+        runStart[sp] = i; runLen[sp] = j - i; runDepth[sp] = d + 1; sp++;
+        j = i;
+      }
     }
-    // Children of each out node in frame order (counting sorts by frame, then by parent),
-    // then depth-first order.
-    let F = 0;
-    for (let k = 1; k < n; k++) if (outFrame[k] >= F) F = outFrame[k] + 1;
-    const fStart = new Uint32Array(F + 1);
-    for (let k = 1; k < n; k++) fStart[outFrame[k] + 1]++;
-    for (let f = 0; f < F; f++) fStart[f + 1] += fStart[f];
-    const byFrame = new Uint32Array(Math.max(0, n - 1));
-    for (let k = 1; k < n; k++) byFrame[fStart[outFrame[k]]++] = k;
-    const start = new Uint32Array(n + 1);
-    for (let k = 1; k < n; k++) start[outParent[k] + 1]++;
-    for (let k = 0; k < n; k++) start[k + 1] += start[k];
-    const fill = start.slice(0, n), kids = new Uint32Array(Math.max(0, n - 1));
-    for (const k of byFrame) kids[fill[outParent[k]]++] = k;
-    const d2 = new Uint32Array(n), f2 = new Int32Array(n), order = new Uint32Array(n), dOut = new Uint32Array(n);
-    const stack = new Uint32Array(n);
-    let m = 0, top = 0;
-    stack[top++] = 0;
-    while (top) {
-      const v = stack[--top];
-      order[m] = v; d2[m] = dOut[v]; f2[m] = outFrame[v]; m++;
-      for (let k = start[v + 1]; k > start[v]; k--) { const c = kids[k - 1]; dOut[c] = dOut[v] + 1; stack[top++] = c; }
-    }
-    const s2 = outSelf.map((col) => { const s = new Float64Array(n); for (let k = 0; k < n; k++) s[k] = col[order[k]]; return s; });
-    return makeTree(n, d2, f2, s2);
+    return makeTree(n, d2.slice(0, n), f2.slice(0, n), s2.map((col) => col.slice(0, n)));
   }
 
   // ---------------------------------------------------------------- formatting

@@ -44,6 +44,7 @@ struct WriteOptions {
   std::string palette = "hot";
   int width = 1200;
   double minwidth = 0.1;  // SVG: omit frames narrower than this many pixels
+  double minwidth_percent = 0;  // SVG: ... or than this % of the total, when > 0 (--minwidth 0.5%)
   bool inverted = false;  // icicle
   bool reverse = false;   // reverse stacks (leaf first)
   bool json = false;      // top: JSON for scripts

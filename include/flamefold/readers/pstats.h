@@ -6,11 +6,12 @@
 // call count per caller instead of a 4-tuple.
 //
 // pstats keeps functions and caller edges, not stacks. The flame graph is rebuilt from the
-// edges by this rule (docs/pstats.md): from each root (a function nobody calls), a function's
-// cumtime is shared among its callers in proportion to their edge cumtime, and each child's
-// share is scaled by the fraction of its parent's cumtime the path holds. A function already
-// on the path is not entered again (recursion), paths are at most 128 deep, and paths below
-// 0.01 % of the total are kept as leaves without expanding them.
+// edges by this rule (docs/pstats.md): a function is a root for the part of its cumtime its
+// callers' edges do not account for (all of it when nobody calls it). Going down, a call edge
+// f -> g contributes the edge's cumtime (scaled down when g's callers together claim more
+// than g's cumtime, as recursion makes them), times the fraction of f's cumtime the current
+// path holds. A function already on the path is not entered again (recursion), paths are at
+// most 128 deep, and paths below 0.01 % of the total are kept as leaves without expanding.
 #pragma once
 #include <string>
 #include <string_view>

@@ -13,6 +13,7 @@
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/writers/folded.h"
+#include "flamefold/writers/kernel_summary.h"
 #include "flamefold/writers/top.h"
 #include "flamefold/readers/pstats.h"
 #include "flamefold/writers/pstats_table.h"
@@ -105,7 +106,19 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
   app->add_option("--title", w.title, "title of the graph");
   app->add_option("--subtitle", w.subtitle, "second title line");
   app->add_option("--width", w.width, "SVG width in pixels (default 1200)");
-  app->add_option("--minwidth", w.minwidth, "SVG: omit frames narrower than this many pixels (default 0.1)");
+  app->add_option_function<std::string>(
+      "--minwidth",
+      [&w](const std::string& v) {
+        // flamegraph.pl: pixels, or a percentage of the total with "%".
+        bool percent = !v.empty() && v.back() == '%';
+        std::string number = percent ? v.substr(0, v.size() - 1) : v;
+        char* end = nullptr;
+        double x = std::strtod(number.c_str(), &end);
+        if (number.empty() || *end != '\0' || !(x >= 0))
+          throw CLI::ValidationError("--minwidth", "expected pixels (0.1) or a percentage (0.5%), not '" + v + "'");
+        (percent ? w.minwidth_percent : w.minwidth) = x;
+      },
+      "SVG: omit frames narrower than this many pixels, or this % of the total with a % sign (default 0.1)");
   app->add_option("--colors,--palette", w.palette,
                   "SVG palette: hot, mem, io, java, js, perl, red, green, blue, aqua, yellow, purple, orange");
   app->add_flag("--inverted", w.inverted, "icicle graph (root at the top)");
@@ -201,6 +214,8 @@ int main(int argc, char** argv) {
       w.column = choose_column(p, r.weight);
       OutputFile file(output);
       write_top(p, w.column, file, w);
+      const std::string& shown = p.columns[w.column].name;
+      if (!w.json && (shown == "gpu" || shown == "npu" || shown == "kernels")) write_kernel_summary(p, file, w);
       file.commit();
       report_counters(p);
       return 0;

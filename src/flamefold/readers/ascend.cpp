@@ -24,6 +24,7 @@ using sqlite::Statement;
 constexpr uint64_t kOpLink = 1ull << 62;
 constexpr uint64_t kCannLink = 1ull << 61;
 constexpr uint32_t kExcluded = UINT32_MAX - 1;
+constexpr uint32_t kUnset = UINT32_MAX - 3;  // a linked id whose row was not read yet
 
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
@@ -89,8 +90,9 @@ class AscendReader {
     bool pytorch = std::string_view(host_table) == "PYTORCH_API";
     has_pytorch_ = pytorch;
     if (pytorch) {
-      read_connections();
+      if (o_.for_flamegraph) read_connections();
       read_host(host_table, /*launches=*/false);
+      if (o_.for_flamegraph) choose_launching_ops();
       if (o_.cann_launches) {
         if (db.has_table("CANN_API")) read_host("CANN_API", true);
         else if (db.has_table("API")) read_host("API", true);
@@ -116,8 +118,10 @@ class AscendReader {
   U64Map frames_{4096};       // (table << 60 | name id) -> FrameId or kExcluded
   U64Map tracks_{64};         // globalTid -> track
   U64Map device_tracks_{64};  // device << 32 | stream -> track
-  U64Map op_of_connection_{1024};  // CONNECTION_IDS.connectionId -> PYTORCH_API.connectionId (the id)
-  U64Map linked_ops_{1024};        // PYTORCH_API.connectionId values that CONNECTION_IDS knows
+  // PYTORCH_API.connectionId -> CONNECTION_IDS (id -> connectionId, 1:N) -> TASK.connectionId.
+  std::vector<std::pair<uint64_t, uint64_t>> connections_;  // (id, connectionId) whose connectionId has tasks
+  U64Map linked_ids_{1024};         // ids in connections_ -> earliest PYTORCH_API event with that id
+  U64Map op_of_connection_{1024};   // TASK.connectionId -> the launching PYTORCH_API event
   std::vector<CategoryId> categories_;
   CategoryId task_cat_ = 0, kernel_cat_ = 0;
   uint64_t host_rows_ = 0, tasks_ = 0;
@@ -142,15 +146,42 @@ class AscendReader {
       if (!s.is_null(0) && !s.is_null(1)) strings_.set(static_cast<uint64_t>(s.i64(0)), st.intern(s.text(1)));
   }
 
+  // Which PYTORCH_API connection ids lead to NPU tasks (others link forward/backward ops).
   void read_connections() {
-    if (!db_->has_table("CONNECTION_IDS")) return;
+    if (!db_->has_table("CONNECTION_IDS") || !db_->has_table("TASK")) return;
     std::vector<std::string> cols = db_->columns("CONNECTION_IDS");
     if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "connectionId") < 0) return;
+    if (sqlite::find_column(db_->columns("TASK"), "connectionId") < 0) return;
+    U64Map task_connections(4096);
+    Statement t = db_->prepare("SELECT connectionId FROM TASK", "table TASK");
+    while (t.step())
+      if (!t.is_null(0)) task_connections.set(static_cast<uint64_t>(t.i64(0)), 1);
     Statement s = db_->prepare("SELECT id, connectionId FROM CONNECTION_IDS", "table CONNECTION_IDS");
     while (s.step()) {
       if (s.is_null(0) || s.is_null(1)) continue;
-      op_of_connection_.set(static_cast<uint64_t>(s.i64(1)), static_cast<uint32_t>(s.i64(0)));
-      linked_ops_.set(static_cast<uint64_t>(s.i64(0)), 1);
+      uint64_t id = static_cast<uint64_t>(s.i64(0)), c = static_cast<uint64_t>(s.i64(1));
+      if (task_connections.find(c) == U64Map::kMissing) continue;
+      connections_.emplace_back(id, c);
+      linked_ids_.set(id, kUnset);
+    }
+  }
+
+  // A task's connection can be reached from several rows (torch_npu's Enqueue on the op's
+  // thread and Dequeue on the queue thread; a forward op and its backward): the earliest one
+  // launched it. Each chosen row is a Launch whose correlation is its own event id.
+  void choose_launching_ops() {
+    Timeline& tl = out_.timeline;
+    for (auto [id, c] : connections_) {
+      uint32_t ev = linked_ids_.find(id);
+      if (ev == kUnset || ev == U64Map::kMissing) continue;
+      uint32_t have = op_of_connection_.find(c);
+      if (have == U64Map::kMissing || tl.start[ev] < tl.start[have]) op_of_connection_.set(c, ev);
+    }
+    for (auto [id, c] : connections_) {
+      uint32_t ev = op_of_connection_.find(c);
+      if (ev == U64Map::kMissing) continue;
+      tl.kind[ev] = EventKind::Launch;
+      tl.correlation[ev] = kOpLink | ev;
     }
   }
 
@@ -248,12 +279,15 @@ class AscendReader {
         if (launches) {
           kind = EventKind::Launch;
           corr = kCannLink | id;
-        } else if (o_.for_flamegraph && linked_ops_.find(id) != U64Map::kMissing) {
-          kind = EventKind::Launch;  // the op that launched NPU tasks: device time joins here
-          corr = kOpLink | id;
         }
       }
       uint32_t ev = tl.add(host_track(s.i64(2)), b, e, f, kind, corr);
+      if (!launches && !s.is_null(4) && !connections_.empty()) {
+        // Remember the earliest row per linked id (see choose_launching_ops).
+        uint64_t id = static_cast<uint64_t>(s.i64(4));
+        uint32_t have = linked_ids_.find(id);
+        if (have != U64Map::kMissing && (have == kUnset || b < tl.start[have])) linked_ids_.set(id, ev);
+      }
       if (!callchain.empty() && !s.is_null(5)) op_callchains_.emplace_back(ev, s.i64(5));
       ++host_rows_;
     }
@@ -325,7 +359,7 @@ class AscendReader {
       uint64_t corr = 0;
       if (!s.is_null(4)) {
         uint64_t c = static_cast<uint64_t>(s.i64(4));
-        uint32_t op = o_.for_flamegraph ? op_of_connection_.find(c) : U64Map::kMissing;
+        uint32_t op = op_of_connection_.find(c);
         corr = op != U64Map::kMissing ? (kOpLink | op) : (kCannLink | c);
       }
       tl.add(track, b, e, f, EventKind::Kernel, corr);

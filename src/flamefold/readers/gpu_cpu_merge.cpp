@@ -115,8 +115,11 @@ class Merger {
       simdjson::padded_string_view json(text.data(), text.size(), text.size() + Input::kPadding);
       sj::document doc = parser.iterate(json);
       sj::object top;
-      if (doc.get_object().get(top))
+      if (auto err = doc.get_object().get(top)) {
+        if (strip(text).front() == '{')
+          throw InputError(input.path(), "", std::string("malformed JSON: ") + simdjson::error_message(err));
         throw InputError(input.path(), "", "expected a JSON object with a traceEvents array (a CUPTI or Kineto trace)");
+      }
       bool seen = false;
       for (auto field_result : top) {
         sj::field field;

@@ -12,6 +12,8 @@
 // thread count.
 #include "flamefold/readers/perf_script.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -270,6 +272,13 @@ class LineCache {
   };
 
   LineCache() { clear(); }
+  void swap(LineCache& other) noexcept {
+    slots_.swap(other.slots_);
+    std::swap(mask_, other.mask_);
+    std::swap(size_, other.size_);
+    text_.swap(other.text_);
+    frames_.swap(other.frames_);
+  }
 
   const Entry* find(std::string_view line, uint64_t h, bool java) const {
     size_t i = h & mask_;
@@ -383,17 +392,17 @@ class StackTable {
     if (size_ * 2 > slots_.size()) grow();
   }
 
+  // Hands every stack to f(frames, n, weight) with its frames writable, and drops the hash
+  // table: the table cannot be used afterwards, the frames stay until release().
   template <typename F>
-  void for_each(F&& f) const {
+  void rewrite(F&& f) {
     for (const Slot& s : slots_)
       if (s.len_plus_one) f(arena_.data() + s.begin, s.len_plus_one - 1, s.weight);
-  }
-  size_t size() const { return size_; }
-  void release() {
     std::vector<Slot>().swap(slots_);
-    std::vector<FrameId>().swap(arena_);
     size_ = 0;
   }
+  size_t size() const { return size_; }
+
 
  private:
   struct Slot {
@@ -469,6 +478,11 @@ class Collapser {
   Symbols symbols;
   StackTable stacks;
   uint64_t truncated_samples() const { return truncated_; }
+  // Frees what only reading needed (the line cache).
+  void release_scratch() {
+    LineCache().swap(cache_);
+    std::vector<FrameId>().swap(stack_);
+  }
   uint64_t samples = 0, bad_lines = 0, other_events = 0;
   bool any_period_not_one = false;
   bool saw_event_record = false;
@@ -673,23 +687,27 @@ std::string thousands(uint64_t v) {
   return s;
 }
 
-// Builds the call tree from the workers' distinct stacks: frames unified across workers,
-// stacks sorted by frame name (then category), then inserted in that order. Nodes and frames
-// are thus numbered in a canonical order, the same whatever order samples came in and however
-// the work was split.
-void build_profile(std::vector<std::unique_ptr<Collapser>>& collapsers, Profile& out) {
-  int column = out.add_column("samples", "samples");
-  // One frame table for all workers.
-  Symbols all;
-  std::vector<std::vector<FrameId>> frame_maps(collapsers.size());
-  for (size_t w = 0; w < collapsers.size(); ++w) {
-    const Symbols& s = collapsers[w]->symbols;
-    frame_maps[w].resize(s.frame_count());
-    for (FrameId f = 0; f < s.frame_count(); ++f) {
-      const Frame& fr = s[f];
-      frame_maps[w][f] = all.frame(s.strings[fr.name], s.strings[fr.file], fr.line, all.category(s.category_name(fr.category)));
-    }
+// Moves the distinct stacks of `from` into `into` (frames re-interned by name), freeing them.
+void absorb(Collapser& into, Collapser& from) {
+  std::vector<FrameId> map(from.symbols.frame_count());
+  for (FrameId f = 0; f < map.size(); ++f) {
+    const Frame& fr = from.symbols[f];
+    map[f] = into.symbols.frame(from.symbols.strings[fr.name], from.symbols.strings[fr.file], fr.line,
+                                into.symbols.category(from.symbols.category_name(fr.category)));
   }
+  from.stacks.rewrite([&](FrameId* f, uint32_t n, double weight) {
+    for (uint32_t k = 0; k < n; ++k) f[k] = map[f[k]];
+    into.stacks.add(f, n, hash_frames(f, n), weight);
+  });
+  from.stacks = StackTable();
+}
+
+// Builds the call tree from the distinct stacks: sorted by frame name (then category), then
+// inserted in that order. Nodes and frames are thus numbered in a canonical order, the same
+// whatever order samples came in and however the work was split.
+void build_profile(Collapser& c, Profile& out) {
+  int column = out.add_column("samples", "samples");
+  const Symbols& all = c.symbols;
   // Rank of each frame in (name, category) order: stacks then sort as integer sequences.
   std::vector<FrameId> by_name(all.frame_count());
   for (FrameId f = 0; f < by_name.size(); ++f) by_name[f] = f;
@@ -701,29 +719,35 @@ void build_profile(std::vector<std::unique_ptr<Collapser>>& collapsers, Profile&
   std::vector<uint32_t> rank(by_name.size());
   for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
 
-  // All distinct stacks as rank sequences, merged across workers.
-  StackTable merged;
-  std::vector<FrameId> seq;
-  for (size_t w = 0; w < collapsers.size(); ++w) {
-    const std::vector<FrameId>& map = frame_maps[w];
-    collapsers[w]->stacks.for_each([&](const FrameId* f, uint32_t n, double weight) {
-      seq.resize(n);
-      for (uint32_t k = 0; k < n; ++k) seq[k] = rank[map[f[k]]];
-      merged.add(seq.data(), n, hash_frames(seq.data(), n), weight);
-    });
-    collapsers[w]->stacks.release();
-  }
   struct Stack {
     const FrameId* ranks;
     uint32_t n;
     double weight;
   };
   std::vector<Stack> stacks;
-  stacks.reserve(merged.size());
-  merged.for_each([&](const FrameId* f, uint32_t n, double weight) { stacks.push_back({f, n, weight}); });
+  stacks.reserve(c.stacks.size());
+  c.stacks.rewrite([&](FrameId* f, uint32_t n, double weight) {
+    for (uint32_t k = 0; k < n; ++k) f[k] = rank[f[k]];
+    stacks.push_back({f, n, weight});
+  });
   std::sort(stacks.begin(), stacks.end(), [](const Stack& a, const Stack& b) {
     return std::lexicographical_compare(a.ranks, a.ranks + a.n, b.ranks, b.ranks + b.n);
   });
+
+  // Exactly as many nodes as distinct prefixes: reserve them (no doubling slack).
+  size_t nodes = 1;
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    uint32_t common = 0;
+    if (i)
+      while (common < stacks[i].n && common < stacks[i - 1].n && stacks[i].ranks[common] == stacks[i - 1].ranks[common])
+        ++common;
+    nodes += stacks[i].n - common;
+  }
+  out.parent.reserve(nodes);
+  out.frame.reserve(nodes);
+  out.first_child.reserve(nodes);
+  out.next_sibling.reserve(nodes);
+  out.columns[column].self.reserve(nodes);
 
   // Insert in order, reusing the path shared with the previous stack.
   std::vector<FrameId> out_frame(by_name.size(), kNone);
@@ -973,19 +997,12 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
     throw InputError(input.path(), "line " + std::to_string(first_bad_line),
                      "not perf script text: expected a sample header such as \"comm 1234 [000] 12.345: 1 cycles:\"");
 
-  auto rss = [](const char* what) {
-    if (!getenv("FF_DEBUG_RSS")) return;
-    FILE* f = fopen("/proc/self/status", "r");
-    char line[256];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, "VmRSS", 5) || !strncmp(line, "VmHWM", 5)) fprintf(stderr, "%s %s", what, line);
-    fclose(f);
-  };
-  rss("after read");
+  for (auto& c : collapsers) c->release_scratch();
+  for (size_t w = 1; w < collapsers.size(); ++w) absorb(*collapsers[0], *collapsers[w]);
+  malloc_trim(0);  // give the read buffers back before the tree is built (peak memory)
   Profile base;
-  build_profile(collapsers, base);
-  rss("after build");
-  fprintf(stderr, "nodes %zu stacks\n", base.node_count());
+  build_profile(*collapsers[0], base);
+  collapsers.clear();
   base.source_format = "perf script";
   base.inputs.push_back(input.path());
   if (filter_known)

@@ -367,17 +367,26 @@ Profile profile_from_call_stats(const CallStats& st) {
     has_caller[edge.callee] = true;
   }
 
-  std::vector<uint32_t> roots;
-  for (uint32_t i = 0; i < nf; ++i)
-    if (!has_caller[i] && (st.functions[i].cumtime > 0 || st.functions[i].ncalls > 0)) roots.push_back(i);
+  // A function is a root for the part of its cumtime its callers do not account for: all of it
+  // when nobody calls it, the rest when it is also entered from outside the profile (exec,
+  // import machinery cycles). Differences under 0.1 % are rounding, not a root.
+  std::vector<std::pair<uint32_t, double>> roots;
+  for (uint32_t i = 0; i < nf; ++i) {
+    const FunctionStat& f = st.functions[i];
+    double outside = has_caller[i] ? f.cumtime - caller_cum[i] : f.cumtime;
+    if (!has_caller[i] && (f.cumtime > 0 || f.ncalls > 0))
+      roots.emplace_back(i, f.cumtime);
+    else if (has_caller[i] && outside > 1e-3 * f.cumtime)
+      roots.emplace_back(i, outside);
+  }
   if (roots.empty() && nf) {  // everything is called by something: start from the biggest
     uint32_t best = 0;
     for (uint32_t i = 1; i < nf; ++i)
       if (st.functions[i].cumtime > st.functions[best].cumtime) best = i;
-    roots.push_back(best);
+    roots.emplace_back(best, st.functions[best].cumtime);
   }
   double grand = 0;
-  for (uint32_t r : roots) grand += st.functions[r].cumtime;
+  for (auto [r, amount] : roots) grand += amount;
   const double expand_below = grand * 1e-4;
   constexpr uint32_t kMaxDepth = 128;
   constexpr size_t kMaxNodes = 2'000'000;
@@ -393,8 +402,9 @@ Profile profile_from_call_stats(const CallStats& st) {
   std::vector<Item> work;
   std::vector<uint8_t> on_path(nf, 0);
   for (size_t i = roots.size(); i-- > 0;) {
-    const FunctionStat& f = st.functions[roots[i]];
-    work.push_back({roots[i], 0, f.cumtime, f.ncalls, 1, false});
+    const FunctionStat& f = st.functions[roots[i].first];
+    double calls = f.cumtime > 0 ? f.ncalls * roots[i].second / f.cumtime : f.ncalls;
+    work.push_back({roots[i].first, 0, roots[i].second, calls, 1, false});
   }
   uint64_t not_expanded = 0, recursive = 0;
   while (!work.empty()) {
@@ -412,7 +422,7 @@ Profile profile_from_call_stats(const CallStats& st) {
                   callee_first[it.fn] != kNone;
     if (!expand) {
       if (callee_first[it.fn] != kNone && it.amount > f.tottime * fraction) ++not_expanded;
-      p.add(n, cpu, it.amount * 1e9);
+      p.add(n, cpu, std::round(it.amount * 1e9));
       continue;
     }
     double children = 0;
@@ -426,7 +436,10 @@ Profile profile_from_call_stats(const CallStats& st) {
         continue;
       }
       const FunctionStat& g = st.functions[edge.callee];
-      double share = caller_cum[edge.callee] > 0 ? g.cumtime * edge.cumtime / caller_cum[edge.callee] : 0;
+      // The edge's cumtime, scaled down when the callers together claim more than the
+      // function's cumtime (recursive edges count inner time again).
+      double claimed = caller_cum[edge.callee];
+      double share = claimed > g.cumtime && claimed > 0 ? edge.cumtime * g.cumtime / claimed : edge.cumtime;
       double amount = share * fraction;
       if (amount <= 0 && edge.ncalls * fraction <= 0) continue;
       children += amount;
@@ -437,7 +450,7 @@ Profile profile_from_call_stats(const CallStats& st) {
     // Self time: the function's own share, never less than what its children leave over.
     double self = std::max(f.tottime * fraction, 0.0);
     if (children + self < it.amount) self = it.amount - children;
-    p.add(n, cpu, self * 1e9);
+    p.add(n, cpu, std::round(self * 1e9));  // whole ns: no rounding dust in the outputs
   }
   if (not_expanded) p.count("call paths below 0.01% of the total or 128 deep kept as leaves", not_expanded);
   if (recursive) p.count("recursive caller edges not expanded (time already in the outer call)", recursive);

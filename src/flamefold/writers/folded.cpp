@@ -20,8 +20,9 @@ void append_weight(std::string& out, double w) {
 namespace {
 
 // Among siblings, each child contributes two items: its own line (key = label) and the
-// block of its descendants' lines (key = label + ";"). Sorting those keys bytewise yields the
-// same order as sorting the finished lines, without building them all first.
+// block of its descendants' lines (key = label + ";", compared without being built). Sorting
+// those keys bytewise yields the same order as sorting the finished lines, without building
+// them all first.
 struct Item {
   const std::string* key;
   NodeId node;
@@ -53,7 +54,6 @@ void write_folded(const Profile& p, int column, OutputFile& out, const WriteOpti
     size_t prefix_len = 0;
   };
   std::vector<Level> levels;
-  std::vector<std::unique_ptr<std::string>> key_store;
 
   auto make_level = [&](NodeId parent_node, size_t prefix_len) {
     Level lv;
@@ -63,14 +63,24 @@ void write_folded(const Profile& p, int column, OutputFile& out, const WriteOpti
       const std::string& l = label(c);
       if (self[c] != 0) lv.items.push_back(Item{&l, c, false});
       bool has_children = total[c] != self[c];
-      if (has_children) {
-        key_store.push_back(std::make_unique<std::string>(l + ";"));
-        lv.items.push_back(Item{key_store.back().get(), c, true});
-      }
+      if (has_children) lv.items.push_back(Item{&l, c, true});
     }
-    std::sort(lv.items.begin(), lv.items.end(), [](const Item& a, const Item& b) {
-      if (*a.key != *b.key) return *a.key < *b.key;
-      return a.block < b.block;
+    // Compares the keys label (own line) and label + ";" (block) without building the
+    // latter: one string per inner node would cost more memory than the profile itself.
+    auto key_char = [](std::string_view k, bool block, size_t i) -> int {
+      if (i < k.size()) return static_cast<unsigned char>(k[i]);
+      return block && i == k.size() ? ';' : -1;  // -1: the key has ended
+    };
+    std::sort(lv.items.begin(), lv.items.end(), [&](const Item& a, const Item& b) {
+      std::string_view ka = *a.key, kb = *b.key;
+      size_t common = std::min(ka.size(), kb.size());
+      int c = ka.substr(0, common).compare(kb.substr(0, common));
+      if (c != 0) return c < 0;
+      for (size_t i = common;; ++i) {
+        int ca = key_char(ka, a.block, i), cb = key_char(kb, b.block, i);
+        if (ca != cb) return ca < cb;
+        if (ca < 0) return a.block < b.block;
+      }
     });
     return lv;
   };

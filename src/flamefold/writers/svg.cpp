@@ -465,7 +465,7 @@ function unzoom(remember) {
 function search(term, remember) {
   var re;
   try { re = new RegExp(term, fg.ignorecase ? "i" : ""); }
-  catch (err) { fg.matched.textContent = "Bad regex: " + err.message; fg.matched.classList.add("show"); return; }
+  catch (err) { fg.matched.textContent = "Bad regex"; fg.matched.classList.add("show"); return; }
   fg.term = term;
   var hits = [];
   for (var i = 0; i < fg.list.length; i++) {
@@ -702,7 +702,8 @@ void draw(const Profile& p, int column, OutputFile& out, const WriteOptions& o) 
   }
 
   const double width_per_weight = (l.width - 2 * l.xpad) / timemax;
-  const double min_weight = std::max(0.0, o.minwidth) / width_per_weight;
+  const double min_weight = o.minwidth_percent > 0 ? timemax * o.minwidth_percent / 100
+                                                  : std::max(0.0, o.minwidth) / width_per_weight;
 
   // Frame labels (the name, or file:name:line), built once per frame on first use.
   const size_t frame_count = p.symbols.frame_count();
