@@ -31,6 +31,10 @@ KinetoFileInfo read_kineto_into(Input& input, Timeline& timeline, uint32_t rank_
 Profile read_kineto_files(const std::vector<std::string>& paths, const ReadOptions& options);
 Profile read_kineto(Input& input, const ReadOptions& options);
 
+// How many bytes the reader takes from the input at a time (0 = the default, 4 MiB). Tests use
+// a few bytes to put batch boundaries everywhere.
+void set_kineto_chunk_bytes(size_t n);
+
 // Exact decimal microseconds ("1419247333072.495", "-3", "1.5e3") -> integer nanoseconds,
 // rounded half away from zero below 1 ns. False on anything that is not a number.
 bool parse_us_to_ns(std::string_view text, int64_t& ns);

@@ -6,6 +6,13 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +25,36 @@ namespace flamefold {
 // ---- numbers ------------------------------------------------------------------------------
 
 bool parse_us_to_ns(std::string_view t, int64_t& ns) {
+  // Fast path: [-]digits[.ddd] with at most 15 integer digits (every Kineto timestamp).
+  {
+    const char* p = t.data();
+    const char* e = p + t.size();
+    bool neg = p < e && *p == '-';
+    p += neg;
+    const char* int_begin = p;
+    int64_t v = 0;
+    while (p < e && unsigned(*p - '0') < 10) v = v * 10 + (*p++ - '0');
+    size_t int_digits = size_t(p - int_begin);
+    if (int_digits > 0 && int_digits <= 15) {
+      int frac = 0, scale = 1000;
+      bool ok = true;
+      if (p < e && *p == '.') {
+        ++p;
+        while (p < e && unsigned(*p - '0') < 10 && scale > 1) {
+          scale /= 10;
+          frac += (*p++ - '0') * scale;
+        }
+        if (p < e) ok = false;  // more digits or an exponent: the exact path below
+      } else if (p < e) {
+        ok = false;
+      }
+      if (ok) {
+        v = v * 1000 + frac;
+        ns = neg ? -v : v;
+        return true;
+      }
+    }
+  }
   size_t i = 0, n = t.size();
   bool neg = false;
   if (i < n && (t[i] == '-' || t[i] == '+')) neg = t[i++] == '-';
@@ -196,7 +233,14 @@ bool is_link_flow(std::string_view cat) {
          cat == "async_npu";
 }
 
+namespace {
+std::atomic<size_t> g_chunk_bytes{Input::kChunk};
+}
+size_t chunk_bytes() { return g_chunk_bytes.load(std::memory_order_relaxed); }
+
 }  // namespace kineto_detail
+
+void set_kineto_chunk_bytes(size_t n) { kineto_detail::g_chunk_bytes = n ? n : Input::kChunk; }
 
 
 namespace kineto_portable {

@@ -17,6 +17,12 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>

@@ -37,6 +37,9 @@ struct CatInfo {
 CatInfo classify(std::string_view cat);
 bool is_link_flow(std::string_view cat);  // flows that link a launch to its device work
 
+// Bytes read from the input at a time (tests make it tiny to exercise batch boundaries).
+size_t chunk_bytes();
+
 KinetoFileInfo parse_trace_portable(Input& input, Timeline& timeline, uint32_t rank_index);
 KinetoFileInfo parse_trace_avx2(Input& input, Timeline& timeline, uint32_t rank_index);
 
