@@ -168,6 +168,18 @@ TEST(Correlate, ThreadAndCategoryFiltersKeepLaunchStacks) {
   EXPECT_EQ(cpu.size(), 1u);
 }
 
+TEST(Correlate, ThreadMainSelectsTheThreadWhoseTidIsThePid) {
+  Trace t;  // host tid 10 == pid 10, worker tid 11
+  t.tl.tracks[t.host].name = t.tl.symbols.strings.intern("thread 10 (python3)");
+  t.host_range("a", 0, 10);
+  t.host_range("b", 0, 10, t.host2);
+  ReadOptions ro;
+  ro.threads = {"main"};
+  auto cpu = folded(build_profile(std::move(t.tl), ro, {}), "cpu");
+  EXPECT_EQ(cpu.size(), 1u);
+  EXPECT_EQ(cpu["python;thread 10 (python3);a"], 10);
+}
+
 TEST(Correlate, WindowClipsHostTimeRelativeToTheFirstEvent) {
   Trace t;
   t.host_range("a", 1000, 2000);

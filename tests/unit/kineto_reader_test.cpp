@@ -109,6 +109,13 @@ TEST(KinetoReader, BatchBoundariesAnywhereGiveTheSameProfile) {
     EXPECT_EQ(folded(p, "cpu"), folded(whole, "cpu")) << "chunk " << chunk;
     EXPECT_EQ(fact(p, "rank"), "3");
   }
+  set_kineto_portable_parser(true);  // simdjson's generic kernels, for CPUs without AVX2
+  set_kineto_chunk_bytes(5);
+  Profile portable = read_text("portable.json", kModern);
+  set_kineto_chunk_bytes(0);
+  set_kineto_portable_parser(false);
+  EXPECT_EQ(folded(portable, "gpu"), folded(whole, "gpu"));
+  EXPECT_EQ(folded(portable, "cpu"), folded(whole, "cpu"));
 }
 
 TEST(KinetoReader, Dialect2021WithStringTidsAndStreamNames) {

@@ -34,6 +34,8 @@ Profile read_kineto(Input& input, const ReadOptions& options);
 // How many bytes the reader takes from the input at a time (0 = the default, 4 MiB). Tests use
 // a few bytes to put batch boundaries everywhere.
 void set_kineto_chunk_bytes(size_t n);
+// Use the portable build of the parser even on AVX2 machines (tests compare the two).
+void set_kineto_portable_parser(bool portable);
 
 // Exact decimal microseconds ("1419247333072.495", "-3", "1.5e3") -> integer nanoseconds,
 // rounded half away from zero below 1 ns. False on anything that is not a number.

@@ -88,7 +88,7 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
   // Traced inputs (Kineto, nsys, Ascend): which part of the timeline to build from.
   app->add_option("--steps", r.steps, "traces: only these ProfilerStep#N ranges, e.g. 3, 3-5 or 3,5,7-9");
-  app->add_option("--thread", r.threads, "traces: only threads whose name contains this (or with this tid); repeatable")
+  app->add_option("--thread", r.threads, "traces: only threads whose name contains this, with this tid, or 'main' (tid = pid); repeatable")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--categories", r.categories,

@@ -260,11 +260,16 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_force_portable{false};
+}
+void set_kineto_portable_parser(bool portable) { g_force_portable = portable; }
+
 KinetoFileInfo read_kineto_into(Input& input, Timeline& tl, uint32_t rank_index) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                            __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("lzcnt");
-  return avx2 ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
-              : kineto_detail::parse_trace_portable(input, tl, rank_index);
+  return avx2 && !g_force_portable ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
+                                   : kineto_detail::parse_trace_portable(input, tl, rank_index);
 }
 
 Profile read_kineto_files(const std::vector<std::string>& paths, const ReadOptions& options) {
