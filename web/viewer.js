@@ -212,6 +212,8 @@
     const s = Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
     return unit && unit !== 'count' && !bare ? s + ' ' + unit : s;
   }
+  // Names shown in the DOM are cut short: a 10 MB frame name must not become a 10 MB cell.
+  const clip = (text) => (text.length > 600 ? text.slice(0, 600) + '…' : text);
   function fmtPct(part, whole) {
     if (!(whole > 0)) return '–';
     const p = 100 * part / whole;
@@ -306,9 +308,9 @@
   }
 
   // Row (absolute depth) -> y on the canvas.
-  function rowY(d) {
+  function rowY(d, scrollTop = chart.scrollTop) {
     const y = S.icicle ? d * ROW : S.contentH - (d + 1) * ROW;
-    return y - chart.scrollTop;
+    return y - scrollTop;
   }
 
   function draw() {
@@ -327,12 +329,14 @@
     $('empty').style.display = T > 0 ? 'none' : 'flex';
     $('empty').textContent = T > 0 ? '' : 'No ' + columnLabel(S.data.header.columns[S.col]) + ' weight here.';
     let drawn = 0, merged = 0;
+    const scrollTop = chart.scrollTop;  // read once: a DOM read per bar costs more than the bar
+    const dimFill = cs.getPropertyValue('--dim').trim();
     const bar = (x, w, d, fill, label, dim) => {
-      const y = rowY(d);
+      const y = rowY(d, scrollTop);
       if (y <= -ROW || y >= H) return;
       ctx.fillStyle = fill;
       ctx.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), ROW - 1);
-      if (dim) { ctx.fillStyle = cs.getPropertyValue('--dim').trim(); ctx.fillRect(x, y + 0.5, w, ROW - 1); }
+      if (dim) { ctx.fillStyle = dimFill; ctx.fillRect(x, y + 0.5, w, ROW - 1); }
       if (label !== null && w >= LABEL_W) {
         const room = Math.floor((w - 8) / charW);
         const text = label.length > room ? label.slice(0, Math.max(1, room - 1)) + '…' : label;
@@ -349,7 +353,7 @@
       const scale = W / T;
       const cursor = new Float64Array(S.maxRow + 2);
       const pendX0 = new Float64Array(S.maxRow + 2), pendX1 = new Float64Array(S.maxRow + 2).fill(-1);
-      const mergedFill = '#9aa1ab';
+      const mergedFill = cs.getPropertyValue('--merged').trim();
       const flush = (d) => {
         if (pendX1[d] >= 0) {
           if (pendX1[d] - pendX0[d] >= 0.75) { bar(pendX0[d], pendX1[d] - pendX0[d], d, mergedFill, null, false); merged++; }
@@ -357,7 +361,7 @@
         }
       };
       // Rows from this depth on are off the canvas (above it for a flame, below for an icicle).
-      const rowLimit = Math.ceil((S.icicle ? chart.scrollTop + H : S.contentH - chart.scrollTop) / ROW);
+      const rowLimit = Math.ceil((S.icicle ? scrollTop + H : S.contentH - scrollTop) / ROW);
       cursor[depth[z] + 1] = 0;
       for (let i = z + 1, e = end[z]; i < e;) {
         const d = depth[i], x = cursor[d], w = tot[i] * scale;
@@ -456,11 +460,11 @@
       tip.append(table);
     } else {
       const i = hit.node, f = S.view.frame[i];
-      name.textContent = nodeName(i);
+      name.textContent = clip(nodeName(i));
       tip.append(name);
       if (f >= 0 && (frames.file[f] || frames.line[f])) {
         const loc = document.createElement('div'); loc.className = 'tloc';
-        loc.textContent = (frames.file[f] || '?') + (frames.line[f] ? ':' + frames.line[f] : '');
+        loc.textContent = clip(frames.file[f] || '?') + (frames.line[f] ? ':' + frames.line[f] : '');
         tip.append(loc);
       }
       if (f >= 0 && catName(f)) row(table, 'category', catName(f));
@@ -519,8 +523,8 @@
       if (n === -1) { const s = document.createElement('span'); s.textContent = '…'; box.append(s); return; }
       const b = document.createElement('button');
       b.type = 'button';
-      b.textContent = nodeName(n);
-      b.title = nodeName(n);
+      b.textContent = clip(nodeName(n));
+      b.title = clip(nodeName(n));
       b.dataset.node = n;
       if (n === S.zoom) b.setAttribute('aria-current', 'true');
       else b.addEventListener('click', () => zoomTo(n));
@@ -611,9 +615,9 @@
       const tr = document.createElement('tr');
       tr.dataset.frame = f;
       const td = tr.insertCell(); td.className = 'name';
-      const nm = document.createElement('span'); nm.textContent = name[f]; td.append(nm);
-      if (file[f]) { const sm = document.createElement('small'); sm.textContent = file[f] + (line[f] ? ':' + line[f] : ''); td.append(sm); }
-      td.title = name[f];
+      const nm = document.createElement('span'); nm.textContent = clip(name[f]); td.append(nm);
+      if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
+      td.title = clip(name[f]);
       const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
       const num = (v) => v === 0 ? '0' : fmtValue(v, unit, true);
       cell(num(selfBy[f]), 'num self');
@@ -661,7 +665,7 @@
       for (let a = S.base.parent[i]; a > 0; a = S.base.parent[a]) if (S.excluded[a]) off = true;
       cb.disabled = off;
       cb.addEventListener('change', () => { S.excluded[i] = cb.checked ? 0 : 1; applyFilter(); });
-      const name = document.createElement('span'); name.className = 'g'; name.textContent = S.data.frames.name[S.base.frame[i]];
+      const name = document.createElement('span'); name.className = 'g'; name.textContent = clip(S.data.frames.name[S.base.frame[i]]);
       const share = document.createElement('small'); share.textContent = fmtPct(tot[i], all);
       label.classList.toggle('off', !cb.checked || off);
       label.append(cb, name, share);
@@ -716,12 +720,14 @@
         it.append(sw, t); box.append(it);
       }
     }
-    const it = document.createElement('span'); it.className = 'item';
-    const sw = document.createElement('i'); sw.style.background = 'var(--match)';
-    const t = document.createElement('span'); t.textContent = 'search match';
-    const sw2 = document.createElement('i'); sw2.style.background = '#9aa1ab';
-    const t2 = document.createElement('span'); t2.textContent = 'frames narrower than a pixel, merged';
-    it.append(sw, t, sw2, t2); box.append(it);
+    const extra = (color, text) => {
+      const it = document.createElement('span'); it.className = 'item';
+      const sw = document.createElement('i'); sw.style.background = color;
+      const t = document.createElement('span'); t.textContent = text;
+      it.append(sw, t); box.append(it);
+    };
+    extra('var(--match)', 'search match');
+    extra('var(--merged)', 'frames narrower than a pixel, merged');
   }
   function renderSummary() {
     const h = S.data.header, tot = totals(S.view, S.col);
@@ -734,13 +740,13 @@
     const h = S.data.header, dl = $('info');
     dl.replaceChildren();
     const add = (k, v, cls) => {
-      const dt = document.createElement('dt'); dt.textContent = k;
-      const dd = document.createElement('dd'); dd.textContent = v; if (cls) dd.className = cls;
+      const dt = document.createElement('dt'); dt.textContent = clip(k);
+      const dd = document.createElement('dd'); dd.textContent = clip(String(v)); if (cls) dd.className = cls;
       dl.append(dt, dd);
     };
     if (h.source_format) add('format', h.source_format);
     h.inputs.forEach((p, k) => add(k ? '' : (h.inputs.length > 1 ? 'inputs' : 'input'), p));
-    h.columns.forEach((c, k) => add(columnLabel(c), fmtValue(totals(S.base, k)[0], unitOf(k)) + (c.unit && !TIME_UNITS.has(c.unit) && c.unit !== 'count' ? '' : '')));
+    h.columns.forEach((c, k) => add(columnLabel(c), fmtValue(totals(S.base, k)[0], unitOf(k), unitOf(k) === c.name)));
     add('nodes', (S.base.N - 1).toLocaleString('en-US'));
     add('frames', S.data.frames.count.toLocaleString('en-US'));
     add('max depth', String(S.base.maxDepth));

@@ -292,6 +292,17 @@ async function main() {
     await page.waitForTimeout(100);  // let any event handler that slipped through fire
   });
 
+  await test('a 10 MB frame name opens, drawn and listed in short', async () => {
+    const folded = path.join(tmp, 'huge-name.folded');
+    fs.writeFileSync(folded, 'main;' + 'x'.repeat(10 * 1024 * 1024) + ' 3\nmain;small 1\n');
+    const file = path.join(tmp, 'huge-name.html');
+    flamefold('flamegraph', '--format', 'folded', folded, '-o', file);
+    page = await open(file);
+    assert((await api(page, () => window.flamefold.box(0).total)) === 4, 'total');
+    const cells = await page.$$eval('#table tbody td.name span', (t) => t.map((x) => x.textContent.length));
+    assert(Math.max(...cells) <= 601, 'long names are clipped in the table: ' + cells);
+  });
+
   await test('screenshot of the CPython profile', async () => {
     page = await open(html.cpython);
     await page.fill('#search', 'linear');

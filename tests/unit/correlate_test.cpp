@@ -125,6 +125,33 @@ TEST(Correlate, CorrelationIdsAreJoinedWithinARankOnly) {
   EXPECT_EQ(gpu["rank 1;python;main;op1;cudaLaunchKernel;k1"], 5);
 }
 
+TEST(Correlate, PerProcessCorrelationIdsPreferTheLaunchOfTheSameProcess) {
+  // nsys-style: two processes of one rank reuse correlation id 1; their device tracks carry
+  // the process id. Kineto-style GPU tracks (pid = device index) still join by rank.
+  Trace t;
+  Track other = t.tl.tracks[t.host];
+  other.pid = 20;
+  other.tid = 20;
+  uint32_t host20 = t.tl.add_track(other);
+  Track dev10 = t.tl.tracks[t.stream];
+  dev10.pid = 10;
+  uint32_t stream10 = t.tl.add_track(dev10);
+  Track dev20 = dev10;
+  dev20.pid = 20;
+  uint32_t stream20 = t.tl.add_track(dev20);
+  t.host_range("p10", 0, 10);
+  t.launch(1, 2, 1);
+  t.tl.add(host20, 0, 10, t.f("p20", "cpu_op"), EventKind::HostRange);
+  t.launch(3, 4, 1, host20);
+  t.tl.add(stream20, 20, 27, t.f("k20", "kernel"), EventKind::Kernel, 1);
+  t.tl.add(stream10, 20, 23, t.f("k10", "kernel"), EventKind::Kernel, 1);
+  Profile p = build_profile(std::move(t.tl), {}, {});
+  auto gpu = folded(p, "gpu");
+  EXPECT_EQ(gpu["python;main;p10;cudaLaunchKernel;k10"], 3);
+  EXPECT_EQ(gpu["python;main;p20;cudaLaunchKernel;k20"], 7);
+  EXPECT_EQ(kineto_test::counter(p, "sharing a correlation id"), 0u);
+}
+
 TEST(Correlate, StepSelectionKeepsTheKernelsLaunchedInTheSteps) {
   Trace t;
   for (int step = 1; step <= 3; ++step) {

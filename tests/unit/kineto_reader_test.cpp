@@ -138,6 +138,20 @@ TEST(KinetoReader, Dialect2021WithStringTidsAndStreamNames) {
   EXPECT_EQ(folded(p, "cpu")["process 25738;thread 25738;aten::conv2d"], 46000);  // one thread, string or not
 }
 
+TEST(KinetoReader, PythonParentIdsPlaceIdenticalIntervalsEvenWhenIdsAreHuge) {
+  // Two python frames with the same interval, the child written first: only the ids tell
+  // which one is the parent. Ids far apart take the sorted (not the direct-table) lookup.
+  const char* json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "a.py(2): inner", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+     "args": {"Python id": 9223372036854775807, "Python parent id": 5}},
+    {"ph": "X", "cat": "python_function", "name": "a.py(1): outer", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+     "args": {"Python id": 5, "Python parent id": 0}}
+  ]})J";
+  auto calls = folded(read_text("pyids.json", json), "calls");
+  EXPECT_EQ(calls["process 1;thread 1;outer;inner"], 1);
+  EXPECT_EQ(calls["process 1;thread 1;outer"], 1);
+}
+
 TEST(KinetoReader, FlowIdsSupplyAMissingCorrelation) {
   const char* json = R"J({"traceEvents": [
     {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 2},

@@ -128,7 +128,7 @@ TEST(NsysReader, Reads2024ExportWithEveryActivity) {
   EXPECT_TRUE(dev.device);
   EXPECT_EQ(dev.device_index, 0);
   EXPECT_EQ(dev.tid, 7);
-  EXPECT_EQ(tl.correlation[k], 11u);
+  EXPECT_EQ(tl.correlation[k], (uint64_t{100} << 32) | 11u);  // pid above the per-process id
   size_t step = find_event(tl, "step");
   const Track& host = tl.tracks[tl.track[step]];
   EXPECT_EQ(host.pid, 100);

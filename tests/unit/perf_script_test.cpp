@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "flamefold/errors.h"
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/readers/perf_script.h"
@@ -135,8 +136,10 @@ TEST(PerfScriptGrammar, FrameNamesAreTidiedLikeStackcollapsePerf) {
   EXPECT_EQ(names("\t7f [unknown] ([unknown])", addrs), V{"[unknown <7f>]"});
   EXPECT_EQ(names("\t7f [unknown] (/tmp/perf-1.map)", addrs), V{"[perf-1.map <7f>]"});
   EXPECT_EQ(names("\t1 net/http.(*Client).Do (/bin/app)"), V{"net/http.(*Client).Do"});
-  EXPECT_EQ(names("\t1 (anonymous namespace)::compress(unsigned char const*) (/bin/app)"),
-            V{"(anonymous namespace)::compress"});
+  EXPECT_EQ(names("\t1 zlib::(anonymous namespace)::compress(unsigned char const*) (/bin/app)"),
+            V{"zlib::(anonymous namespace)::compress"});
+  // A symbol that starts with '(' is taken for a process name and skipped, as in Perl.
+  EXPECT_EQ(names("\t1 (anonymous namespace)::compress(unsigned char const*) (/bin/app)"), V{});
   EXPECT_EQ(names("\t1 RegExp:[&<>\"'] (/tmp/perf-7539.map)"), V{"RegExp:[&<>]"});
   EXPECT_EQ(names("\t1 Ljava/io/PrintStream;::print (/tmp/perf-1.map)"), V{"Ljava/io/PrintStream:::print"});
   EXPECT_EQ(names("\t1 Ljava/io/PrintStream;::print (/tmp/perf-1.map)", {}, true), V{"java/io/PrintStream:::print"});
@@ -239,7 +242,7 @@ TEST(PerfScript, OddLinesAreCountedNotFatal) {
   EXPECT_EQ(folded(p), "inline-counter 250000\ninline-counter;main 250000\n");
   EXPECT_EQ(counter_containing(p, "first at line 5"), 1u);
   // A sample with frames only, no header, contributes nothing (Perl has no process name).
-  EXPECT_EQ(collapse("\t1 a (/x)\n\nc 1 1.0: ev:\n\t1 b (/x)\n\n"), "c;b 1\n");
+  EXPECT_EQ(collapse("\t1 a (/x)\n\ncc 1 1.0: ev:\n\t1 b (/x)\n\n"), "cc;b 1\n");
   // Nothing perf-like at all is an error, not an empty graph.
   EXPECT_THROW(read_text("hello\nworld\n"), InputError);
 }

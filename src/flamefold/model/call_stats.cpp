@@ -57,6 +57,9 @@ CallStats call_stats(const Profile& p, int time_column) {
   const std::vector<double>& self = col.self;
   std::vector<double> total = p.totals(time_column);
   const std::vector<double>* calls = calls_col >= 0 ? &p.columns[calls_col].self : nullptr;
+  // Subtrees with neither time nor calls in this view (device kernels under a CPU view) are left out.
+  std::vector<double> subtree_calls = calls_col >= 0 ? p.totals(calls_col) : std::vector<double>();
+  auto empty_subtree = [&](NodeId n) { return total[n] == 0 && (subtree_calls.empty() || subtree_calls[n] == 0); };
 
   // Frames -> functions, numbered in node-creation order (first appearance). Several frames
   // (categories) may share one function key.
@@ -65,7 +68,7 @@ CallStats call_stats(const Profile& p, int time_column) {
   std::map<std::tuple<StrId, StrId, uint32_t>, uint32_t> fn_by_key;
   for (NodeId n = 1; n < p.node_count(); ++n) {
     FrameId f = p.frame[n];
-    if (fn_of_frame[f] != kNone || p.symbols.is_group(f)) continue;
+    if (fn_of_frame[f] != kNone || p.symbols.is_group(f) || empty_subtree(n)) continue;
     const Frame& fr = p.symbols[f];
     auto key = std::make_tuple(fr.name, fr.file, fr.file ? fr.line : 0u);
     auto [it, fresh] = fn_by_key.emplace(key, static_cast<uint32_t>(out.functions.size()));
@@ -110,6 +113,7 @@ CallStats call_stats(const Profile& p, int time_column) {
       }
       continue;
     }
+    if (empty_subtree(n)) continue;
     work.push_back({n, true});
     for (NodeId c = p.first_child[n]; c != kNone; c = p.next_sibling[c]) work.push_back({c, false});
     if (fn == kNone) continue;  // a group frame: transparent

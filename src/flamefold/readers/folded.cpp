@@ -1,80 +1,197 @@
 #include "flamefold/readers/folded.h"
 
 #include <charconv>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "flamefold/errors.h"
+#include "flamefold/progress.h"
+#include "flamefold/readers/text_source.h"
 
 namespace flamefold {
 
 namespace {
 
-// Parses the trailing count of a folded line: digits with an optional fraction.
-bool parse_count(std::string_view s, double& out) {
-  if (s.empty()) return false;
-  size_t dot = s.find('.');
-  uint64_t whole = 0;
-  std::string_view ip = s.substr(0, dot);
-  if (ip.empty() && dot == std::string_view::npos) return false;
-  for (char c : ip) {
-    if (c < '0' || c > '9') return false;
-    whole = whole * 10 + static_cast<uint64_t>(c - '0');
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The trailing count of a line, flamegraph.pl's /\s+?(\d+(?:\.\d*)?)$/: where it starts
+// (just after the blank before it) and its value. False when the line has none.
+bool split_count(std::string_view line, size_t& count_start, double& value) {
+  size_t end = line.size(), i = end;
+  while (i > 0 && is_digit(line[i - 1])) --i;
+  size_t dot = std::string_view::npos;
+  if (i > 0 && line[i - 1] == '.') {  // a fraction: digits before the dot are required
+    dot = i - 1;
+    i = dot;
+    while (i > 0 && is_digit(line[i - 1])) --i;
+    if (i == dot) return false;
+  } else if (i == end) {
+    return false;
   }
-  if (dot == std::string_view::npos) {
-    out = static_cast<double>(whole);
+  if (i == 0 || !is_space(line[i - 1])) return false;
+  count_start = i;
+  std::string_view digits = line.substr(i);
+  if (dot == std::string_view::npos && digits.size() <= 15) {
+    uint64_t v = 0;
+    for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
+    value = static_cast<double>(v);
     return true;
   }
-  std::string_view fp = s.substr(dot + 1);
-  for (char c : fp)
-    if (c < '0' || c > '9') return false;
-  if (ip.empty() && fp.empty()) return false;
-  double v = 0;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (r.ec != std::errc()) return false;
-  out = v;
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (r.ec != std::errc()) {
+    if (digits.back() != '.') return false;
+    r = std::from_chars(digits.data(), digits.data() + digits.size() - 1, value);  // "12."
+    if (r.ec != std::errc()) return false;
+  }
   return true;
 }
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (c < '0' || c > '9') return false;
+    if (!is_digit(c)) return false;
   return true;
 }
+
+std::string_view trim_end(std::string_view line) {
+  while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
+  return line;
+}
+
+class FoldedReader {
+ public:
+  FoldedReader(Profile& p) : p_(p) {
+    column_ = p_.add_column("samples", "samples");
+    thread_category_ = p_.symbols.category(category::kThread);
+  }
+
+  void feed(std::string_view text) {
+    const char* at = text.data();
+    const char* end = at + text.size();
+    while (at < end) {
+      const char* nl = static_cast<const char*>(std::memchr(at, '\n', static_cast<size_t>(end - at)));
+      const char* line_end = nl ? nl : end;
+      line(std::string_view(at, static_cast<size_t>(line_end - at)));
+      at = nl ? nl + 1 : end;
+    }
+  }
+
+  uint64_t lines = 0, stacks = 0, bad = 0, first_bad = 0, differential = 0;
+  bool cpython = false;
+
+ private:
+  void line(std::string_view l) {
+    ++lines;
+    l = trim_end(l);
+    if (l.empty()) return;
+    size_t count_at;
+    double count;
+    if (!split_count(l, count_at, count)) {
+      if (!bad) first_bad = lines;
+      ++bad;
+      return;
+    }
+    std::string_view frames = l.substr(0, count_at - 1);
+    // A second count before this one: a differential line (flamegraph.pl draws the second).
+    size_t second_at;
+    double first;
+    if (split_count(frames, second_at, first)) {
+      ++differential;
+      frames = frames.substr(0, second_at - 1);
+    }
+    if (!decided_) {
+      cpython = frames.substr(0, 4) == "tid:";
+      decided_ = true;
+    }
+    while (!frames.empty() && frames.back() == ';') frames.remove_suffix(1);  // Perl's split
+    p_.add(path(frames), column_, count);
+    ++stacks;
+  }
+
+  // The node of a stack; frames shared with the previous line (sorted input shares long
+  // prefixes) are not looked up again.
+  NodeId path(std::string_view frames) {
+    size_t common = 0, limit = std::min(frames.size(), prev_.size());
+    while (common < limit && frames[common] == prev_[common]) ++common;
+    size_t keep = 0;  // frames of the previous line that this one shares
+    while (keep < prev_ends_.size() && prev_ends_[keep] < common) ++keep;
+    if (keep < prev_ends_.size() && prev_ends_[keep] == frames.size() && common == frames.size()) ++keep;
+    prev_ends_.resize(keep);
+    prev_nodes_.resize(keep);
+    NodeId node = keep ? prev_nodes_.back() : 0;
+    size_t pos = keep ? prev_ends_.back() + 1 : 0;
+    while (pos <= frames.size() && !frames.empty()) {
+      size_t semi = frames.find(';', pos);
+      if (semi == std::string_view::npos) semi = frames.size();
+      node = p_.child(node, frame(frames.substr(pos, semi - pos), prev_ends_.empty()));
+      prev_ends_.push_back(semi);
+      prev_nodes_.push_back(node);
+      pos = semi + 1;
+    }
+    prev_.assign(frames);
+    return node;
+  }
+
+  FrameId frame(std::string_view name, bool first) {
+    if (!cpython) return p_.symbols.frame(name);
+    if (first && name.substr(0, 4) == "tid:") return p_.symbols.frame(name, {}, 0, thread_category_);
+    // file.py:func:line (line 0 would not survive the round trip: keep such names whole).
+    size_t c2 = name.rfind(':');
+    if (c2 == std::string_view::npos || c2 == 0) return p_.symbols.frame(name);
+    size_t c1 = name.rfind(':', c2 - 1);
+    std::string_view line_text = name.substr(c2 + 1);
+    if (c1 == std::string_view::npos || c1 == 0 || !all_digits(line_text) || line_text.size() > 9)
+      return p_.symbols.frame(name);
+    uint32_t ln = 0;
+    std::from_chars(line_text.data(), line_text.data() + line_text.size(), ln);
+    if (ln == 0 || line_text[0] == '0') return p_.symbols.frame(name);
+    return p_.symbols.frame(name.substr(c1 + 1, c2 - c1 - 1), name.substr(0, c1), ln);
+  }
+
+  Profile& p_;
+  int column_;
+  CategoryId thread_category_;
+  bool decided_ = false;
+  std::string prev_;
+  std::vector<size_t> prev_ends_;
+  std::vector<NodeId> prev_nodes_;
+};
 
 }  // namespace
 
 bool looks_like_folded(std::string_view head) {
-  // Most of the first non-blank lines must end in " <number>" and contain no tab-indented frames.
+  TextEncoding enc = detect_text_encoding(head);
+  std::string decoded;
+  if (enc != TextEncoding::Utf8) {
+    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
+    head = decoded;
+  } else if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) {
+    head.remove_prefix(3);
+  }
+  // Most of the first non-blank lines must end in " <number>"; perf script's tab-indented
+  // frames and '#' comments count against.
   int good = 0, bad = 0;
   size_t pos = 0;
+  size_t at;
+  double count;
   while (pos < head.size() && good + bad < 20) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) break;  // the last line may be cut off by the head window
-    std::string_view line = head.substr(pos, nl - pos);
+    std::string_view line = trim_end(head.substr(pos, nl - pos));
     pos = nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
     if (line[0] == '\t' || line[0] == '#') {
       ++bad;
       continue;
     }
-    size_t sp = line.find_last_of(' ');
-    double c;
-    if (sp != std::string_view::npos && sp > 0 && parse_count(line.substr(sp + 1), c))
+    if (split_count(line, at, count))
       ++good;
     else
       ++bad;
   }
-  if (good + bad == 0) {
-    // A single unterminated line.
-    std::string_view line = head;
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    size_t sp = line.find_last_of(' ');
-    double c;
-    return sp != std::string_view::npos && parse_count(line.substr(sp + 1), c);
-  }
+  if (good + bad == 0) return split_count(trim_end(head), at, count);  // a single unterminated line
   return good > 0 && good >= bad * 4;
 }
 
@@ -82,77 +199,25 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   Profile p;
   p.source_format = "folded";
   p.inputs.push_back(input.path());
-  int col = p.add_column("samples", "samples");
-  CategoryId thread_cat = p.symbols.category(category::kThread);
-  std::vector<FrameId> stack;
-  uint64_t line_no = 0, lines = 0, bad = 0;
-  uint64_t first_bad_line = 0;
-  bool cpython = false, decided = false;
-  double total = 0;
+  TextSource src(input);
+  Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
+  FoldedReader reader(p);
   std::string_view chunk;
-  while (input.next_chunk(chunk)) {
-    size_t pos = 0;
-    while (pos < chunk.size()) {
-      size_t nl = chunk.find('\n', pos);
-      if (nl == std::string_view::npos) nl = chunk.size();
-      std::string_view line = chunk.substr(pos, nl - pos);
-      pos = nl + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-      if (line.empty()) continue;
-      size_t sp = line.find_last_of(" \t");
-      double count = 0;
-      if (sp == std::string_view::npos || !parse_count(line.substr(sp + 1), count)) {
-        if (!bad) first_bad_line = line_no;
-        ++bad;
-        continue;
-      }
-      std::string_view frames = line.substr(0, sp);
-      while (!frames.empty() && (frames.back() == ' ' || frames.back() == '\t')) frames.remove_suffix(1);
-      if (!decided) {
-        cpython = frames.rfind("tid:", 0) == 0;
-        decided = true;
-      }
-      stack.clear();
-      size_t fpos = 0;
-      bool first = true;
-      while (fpos <= frames.size()) {
-        size_t semi = frames.find(';', fpos);
-        if (semi == std::string_view::npos) semi = frames.size();
-        std::string_view name = frames.substr(fpos, semi - fpos);
-        fpos = semi + 1;
-        if (cpython) {
-          if (first && name.rfind("tid:", 0) == 0) {
-            stack.push_back(p.symbols.frame(name, {}, 0, thread_cat));
-          } else {
-            // file.py:func:line; frames without that shape (built-ins) stay as they are.
-            size_t c2 = name.rfind(':');
-            size_t c1 = c2 == std::string_view::npos || c2 == 0 ? std::string_view::npos : name.rfind(':', c2 - 1);
-            if (c1 != std::string_view::npos && c1 > 0 && all_digits(name.substr(c2 + 1))) {
-              uint32_t ln = 0;
-              std::from_chars(name.data() + c2 + 1, name.data() + name.size(), ln);
-              stack.push_back(p.symbols.frame(name.substr(c1 + 1, c2 - c1 - 1), name.substr(0, c1), ln));
-            } else {
-              stack.push_back(p.symbols.frame(name));
-            }
-          }
-        } else {
-          stack.push_back(p.symbols.frame(name));
-        }
-        first = false;
-      }
-      NodeId n = p.path(0, stack);
-      p.add(n, col, count);
-      total += count;
-      ++lines;
-    }
+  while (src.next(chunk)) {
+    reader.feed(chunk);
+    progress.update(src.consumed());
   }
-  if (cpython) p.source_format = "folded (CPython sampling profiler)";
-  if (bad) p.count("lines without a trailing count (skipped; first at line " + std::to_string(first_bad_line) + ")", bad);
-  p.facts.emplace_back("stack lines", std::to_string(lines));
-  (void)options;
-  (void)total;
+  progress.finish();
+  if (reader.cpython) p.source_format = "folded (CPython sampling profiler)";
+  if (src.encoding() != TextEncoding::Utf8)
+    p.facts.emplace_back("encoding", src.encoding() == TextEncoding::Utf16LE ? "UTF-16 LE" : "UTF-16 BE");
+  p.facts.emplace_back("stack lines", std::to_string(reader.stacks));
+  if (reader.differential)
+    p.facts.emplace_back("differential lines", std::to_string(reader.differential) + " (two counts; the second is used)");
+  if (reader.bad)
+    p.count("lines without a trailing count (skipped; first at line " + std::to_string(reader.first_bad) + ")",
+            reader.bad);
+  if (src.decode_errors()) p.count("invalid UTF-16 (replaced by U+FFFD)", src.decode_errors());
   return p;
 }
 

@@ -272,13 +272,13 @@ class Merger {
         launches_[i].start = start;  // a repeated id replaces the value, keeps its dict slot
       return;
     }
-    std::string clean;  // name.replace('Kernel: ', '') — every occurrence
-    for (size_t i = 0; i < name.size();) {
-      if (name.compare(i, 8, "Kernel: ") == 0) {
-        i += 8;
-      } else {
-        clean.push_back(name[i++]);
-      }
+    std::string& clean = clean_buf_;  // name.replace('Kernel: ', '') — every occurrence
+    clean.clear();
+    for (size_t i = 0; i <= name.size();) {
+      size_t hit = name.find("Kernel: ", i);
+      if (hit == std::string_view::npos) hit = name.size();
+      clean.append(name.substr(i, hit - i));
+      i = hit + 8;
     }
     Kernel k;
     k.name = names_.intern(clean);
@@ -312,24 +312,14 @@ class Merger {
       return;
     }
     std::string_view frames = line.substr(p);
-    stack.clear();
-    bool seen_launch = false;
-    size_t a = 0;
-    while (a <= frames.size()) {
-      size_t b = frames.find(';', a);
-      if (b == std::string_view::npos) b = frames.size();
-      std::string_view f = strip(frames.substr(a, b - a));
-      a = b + 1;
-      if (f.empty() || f == "_start" || f == "__libc_start_main") continue;
-      if (f.find("cudaLaunchKernel") != std::string_view::npos || f.find("__device_stub__") != std::string_view::npos) {
-        if (seen_launch) continue;
-        seen_launch = true;
-        f = "cudaLaunchKernel";
-      }
-      if (!stack.empty()) stack.push_back(';');
-      stack.append(f);
+    // Stacks repeat: clean each distinct raw stack once.
+    StrId raw_id = raw_stacks_.intern(frames);
+    if (raw_id >= clean_of_raw_.size()) clean_of_raw_.resize(raw_id + 1, kUnseen);
+    StrId sid = clean_of_raw_[raw_id];
+    if (sid == kUnseen) {
+      sid = clean_of_raw_[raw_id] = clean_stack(frames, stack);
     }
-    if (stack.empty()) return;
+    if (sid == kEmptyStack) return;
     if (rep.cpu_stacks++ == 0) cpu_min_ = cpu_max_ = ts;
     cpu_min_ = std::min(cpu_min_, ts);
     cpu_max_ = std::max(cpu_max_, ts);
@@ -345,11 +335,38 @@ class Merger {
       ++rep.unmatched;
       if (o_.weight_gpu) weight = 0;
     }
-    StrId sid = stacks_.intern(stack);
     uint32_t fresh = static_cast<uint32_t>(entries_.size());
     uint32_t e = entry_of_.find_or_insert(uint64_t(sid) << 32 | leaf, fresh);
     if (e == fresh) entries_.push_back(Entry{sid, leaf, 0});
     entries_[e].weight += weight;
+  }
+
+  // The seed's frame clean-up; returns the cleaned stack's id, or kEmptyStack.
+  StrId clean_stack(std::string_view frames, std::string& stack) {
+    stack.clear();
+    // Where the launch markers are, found once over the whole line (a match never spans ';').
+    size_t launch_at = frames.find("cudaLaunchKernel"), stub_at = frames.find("__device_stub__");
+    bool seen_launch = false;
+    size_t a = 0;
+    while (a <= frames.size()) {
+      size_t b = frames.find(';', a);
+      if (b == std::string_view::npos) b = frames.size();
+      std::string_view raw = frames.substr(a, b - a);
+      size_t start = a;
+      a = b + 1;
+      std::string_view f = strip(raw);
+      if (f.empty() || f == "_start" || f == "__libc_start_main") continue;
+      while (launch_at < start) launch_at = frames.find("cudaLaunchKernel", launch_at + 1);
+      while (stub_at < start) stub_at = frames.find("__device_stub__", stub_at + 1);
+      if (launch_at < b || stub_at < b) {
+        if (seen_launch) continue;
+        seen_launch = true;
+        f = "cudaLaunchKernel";
+      }
+      if (!stack.empty()) stack.push_back(';');
+      stack.append(f);
+    }
+    return stack.empty() ? kEmptyStack : stacks_.intern(stack);
   }
 
   // The launch nearest to t strictly within the tolerance (ties: first in file order), then
@@ -412,7 +429,10 @@ class Merger {
   U64Map kernel_of_corr_{1024};
   StringTable names_, out_strings_, stacks_;
   StrId pending_;
-  std::string name_buf_, cat_buf_;
+  std::string name_buf_, cat_buf_, clean_buf_;
+  static constexpr StrId kUnseen = UINT32_MAX, kEmptyStack = UINT32_MAX - 1;
+  StringTable raw_stacks_;
+  std::vector<StrId> clean_of_raw_;
   U64Map entry_of_{1024};
   std::vector<Entry> entries_;
   int64_t cpu_min_ = 0, cpu_max_ = 0;

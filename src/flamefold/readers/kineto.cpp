@@ -5,6 +5,8 @@
 
 #include <simdjson.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>

@@ -16,6 +16,8 @@
 #endif
 #include <simdjson.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>

@@ -20,6 +20,14 @@ using sqlite::Statement;
 int64_t pid_of(int64_t global) { return (global >> 24) & 0xFFFFFF; }
 int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
 
+// CUPTI correlation ids are per process: several processes (DDP ranks) reuse the same ids,
+// so the timeline's correlation carries the pid above the 32-bit id (0 stays "none").
+uint64_t correlation_of(const sqlite::Statement& s, int col, int64_t global) {
+  if (s.is_null(col)) return 0;
+  uint64_t id = static_cast<uint64_t>(s.i64(col)) & 0xFFFFFFFFull;
+  return (static_cast<uint64_t>(pid_of(global)) << 32) | id;
+}
+
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -85,6 +93,7 @@ class NsysReader {
     read_processes();
     read_thread_names();
     read_gpus();
+    reserve_all();
     if (o_.device_work) {
       read_kernels();
       read_memory("CUPTI_ACTIVITY_KIND_MEMCPY", true);
@@ -115,7 +124,8 @@ class NsysReader {
   uint64_t kernels_ = 0, memops_ = 0, api_rows_ = 0, nvtx_rows_ = 0;
   // Runtime events: their event class and callchain, for wrappers and backtraces.
   std::vector<uint32_t> api_events_;
-  std::vector<int64_t> api_class_, api_callchain_;
+  std::vector<uint8_t> api_class_;  // eventClass, clamped to 255
+  std::vector<int64_t> api_callchain_;
   int64_t last_gtid_ = -1;
   uint32_t last_track_ = 0;
 
@@ -179,6 +189,24 @@ class NsysReader {
           out_.side.device_names.emplace_back(static_cast<int32_t>(s.i64(0)), std::string(s.text(1)));
       if (!out_.side.device_names.empty()) break;
     }
+  }
+
+  // One reservation for every table to be read (MAX(rowid) is a B-tree lookup, not a scan),
+  // so the event columns never reallocate and copy while reading.
+  void reserve_all() {
+    size_t rows = 0;
+    auto add = [&](const char* table) {
+      if (db_.has_table(table))
+        rows += static_cast<size_t>(std::max<int64_t>(0, db_.scalar(std::string("SELECT MAX(rowid) FROM ") + table, std::string("table ") + table)));
+    };
+    if (o_.device_work) {
+      add("CUPTI_ACTIVITY_KIND_KERNEL");
+      add("CUPTI_ACTIVITY_KIND_MEMCPY");
+      add("CUPTI_ACTIVITY_KIND_MEMSET");
+    }
+    if (o_.api_calls) add("CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (o_.nvtx) add("NVTX_EVENTS");
+    out_.timeline.reserve(rows);
   }
 
   uint32_t host_track(int64_t gtid) {
@@ -250,7 +278,6 @@ class NsysReader {
         select_columns(db_, table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "shortName"}),
         "table CUPTI_ACTIVITY_KIND_KERNEL");
     Timeline& tl = out_.timeline;
-    tl.reserve(static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL", "table CUPTI_ACTIVITY_KIND_KERNEL")));
     int64_t last_key = INT64_MIN;
     uint32_t last_track = 0;
     while (s.step()) {
@@ -263,7 +290,7 @@ class NsysReader {
         last_key = key;
       }
       FrameId f = frame_for(0, s, 6, kernel_cat_, "[unknown kernel]");
-      tl.add(last_track, start, end, f, EventKind::Kernel, s.is_null(4) ? 0 : static_cast<uint64_t>(s.i64(4)));
+      tl.add(last_track, start, end, f, EventKind::Kernel, correlation_of(s, 4, s.i64(5)));
       ++kernels_;
     }
   }
@@ -282,7 +309,7 @@ class NsysReader {
       uint32_t track = device_track(s.i64(2), s.i64(3), s.i64(5));
       FrameId f = memcpy ? sym.frame(copy_kind_name(s.i64(7)), {}, 0, memcpy_cat_) : sym.frame("Memset", {}, 0, memset_cat_);
       uint32_t ev = tl.add(track, start, end, f, memcpy ? EventKind::Memcpy : EventKind::Memset,
-                           s.is_null(4) ? 0 : static_cast<uint64_t>(s.i64(4)));
+                           correlation_of(s, 4, s.i64(5)));
       if (!s.is_null(6)) out_.side.bytes.emplace_back(ev, s.i64(6));
       ++memops_;
     }
@@ -296,7 +323,6 @@ class NsysReader {
         "table CUPTI_ACTIVITY_KIND_RUNTIME");
     Timeline& tl = out_.timeline;
     size_t rows = static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "table CUPTI_ACTIVITY_KIND_RUNTIME"));
-    tl.reserve(tl.size() + rows);
     api_events_.reserve(rows);
     api_class_.reserve(rows);
     bool want_callchains = o_.backtraces;
@@ -310,10 +336,9 @@ class NsysReader {
       }
       int64_t event_class = s.is_null(5) ? 0 : s.i64(5);
       FrameId f = frame_for(1, s, 4, event_class == 1 ? driver_cat_ : runtime_cat_, "[unknown CUDA call]");
-      uint32_t ev = tl.add(host_track(s.i64(2)), start, end, f, EventKind::Launch,
-                           s.is_null(3) ? 0 : static_cast<uint64_t>(s.i64(3)));
+      uint32_t ev = tl.add(host_track(s.i64(2)), start, end, f, EventKind::Launch, correlation_of(s, 3, s.i64(2)));
       api_events_.push_back(ev);
-      api_class_.push_back(event_class);
+      api_class_.push_back(static_cast<uint8_t>(std::clamp<int64_t>(event_class, 0, 255)));
       if (want_callchains) api_callchain_.push_back(s.is_null(6) ? -1 : s.i64(6));
       ++api_rows_;
     }
@@ -325,7 +350,7 @@ class NsysReader {
   // kind Other, so device work is joined to the runtime row only.
   void mark_wrappers() {
     bool any_other = false;
-    for (int64_t c : api_class_)
+    for (uint8_t c : api_class_)
       if (c != 0 && c != 1) any_other = true;
     if (!any_other) return;
     Timeline& tl = out_.timeline;

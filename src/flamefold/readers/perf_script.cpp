@@ -897,6 +897,12 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
 bool looks_like_perf_script(std::string_view head) {
   // The first line that is not a comment must be a sample header, and the line after it a
   // stack frame or the blank line that ends the sample.
+  TextEncoding enc = detect_text_encoding(head);
+  std::string decoded;
+  if (enc != TextEncoding::Utf8) {
+    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
+    head = decoded;
+  }
   size_t pos = 0;
   bool header_seen = false;
   while (pos < head.size()) {
@@ -907,7 +913,7 @@ bool looks_like_perf_script(std::string_view head) {
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (!header_seen) {
       if (l.empty() || l[0] == '#') continue;
-      if (pos == nl + 1 && l.size() >= 3 && std::memcmp(l.data(), "\xEF\xBB\xBF", 3) == 0) l.remove_prefix(3);
+      if (l.data() == head.data() && l.size() >= 3 && std::memcmp(l.data(), "\xEF\xBB\xBF", 3) == 0) l.remove_prefix(3);
       EventRecord r;
       if (!parse_event_record(l, r)) return false;
       header_seen = true;

@@ -215,7 +215,7 @@ class ChromeWriter {
   }
 
   // nvtx-kernel: each host range over [first kernel start, last kernel end] of the kernels
-  // launched by calls starting strictly inside it on the same thread (nsys2json's rule).
+  // launched by calls of its process starting strictly inside it (nsys2json's rule).
   void project_ranges() {
     size_t n = tl_.size();
     struct Span {
@@ -236,66 +236,84 @@ class ChromeWriter {
       }
     }
     if (spans.empty()) return;
-    // Per host track: its ranges and its calls with a kernel, in (start, calls first) order.
-    std::vector<uint32_t> count(tl_.tracks.size() + 1, 0);
+    // Per process (nsys2json joins a range with every call of its process, whichever thread
+    // made it: autograd threads launch inside the main thread's ProfilerStep): the ranges and
+    // the calls with a kernel, in (start, calls first) order. Synthetic lanes (tid < 0, NVTX
+    // start/end ranges) are left out, as nsys2json projects push/pop ranges only.
+    U64Map group_of_pid(64);
+    std::vector<uint32_t> group_of_track(tl_.tracks.size(), kNone);
+    std::vector<std::vector<uint32_t>> group_tracks;
+    for (size_t t = 0; t < tl_.tracks.size(); ++t) {
+      const Track& tr = tl_.tracks[t];
+      if (tr.device || tr.tid < 0) continue;
+      uint32_t g = group_of_pid.find_or_insert(static_cast<uint64_t>(tr.pid), static_cast<uint32_t>(group_tracks.size()));
+      if (g == group_tracks.size()) group_tracks.emplace_back();
+      group_tracks[g].push_back(static_cast<uint32_t>(t));
+      group_of_track[t] = g;
+    }
     auto relevant = [&](size_t e) {
+      if (group_of_track[tl_.track[e]] == kNone) return false;
       EventKind k = tl_.kind[e];
       if (k == EventKind::HostRange) return prefix_ok(tl_.frame[e]);
-      return (k == EventKind::Launch || k == EventKind::Other) && tl_.correlation[e] != 0 &&
-             span_of.find(tl_.correlation[e]) != U64Map::kMissing;
+      // Calls: whether a kernel has their correlation id is looked up once, in the sweep.
+      return (k == EventKind::Launch || k == EventKind::Other) && tl_.correlation[e] != 0;
     };
+    std::vector<uint32_t> count(group_tracks.size() + 1, 0);
     for (size_t e = 0; e < n; ++e)
-      if (!tl_.tracks[tl_.track[e]].device && relevant(e)) ++count[tl_.track[e] + 1];
-    for (size_t t = 1; t < count.size(); ++t) count[t] += count[t - 1];
+      if (relevant(e)) ++count[group_of_track[tl_.track[e]] + 1];
+    for (size_t g = 1; g < count.size(); ++g) count[g] += count[g - 1];
     std::vector<uint32_t> items(count.back());
     std::vector<uint32_t> fill(count.begin(), count.end() - 1);
     for (size_t e = 0; e < n; ++e)
-      if (!tl_.tracks[tl_.track[e]].device && relevant(e)) items[fill[tl_.track[e]]++] = static_cast<uint32_t>(e);
+      if (relevant(e)) items[fill[group_of_track[tl_.track[e]]]++] = static_cast<uint32_t>(e);
     U64Map projection_lane(64);
-    std::vector<uint32_t> stack;
+    // Open ranges per thread: (range event, its accumulator), so the sweep does no hashing.
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> stacks(tl_.tracks.size());
     struct Acc {
+      uint32_t range;
       int64_t start = INT64_MAX, end = INT64_MIN;
       int32_t device = 0;
     };
     std::vector<Acc> acc;
-    U64Map acc_of(1024);
-    for (size_t t = 0; t < tl_.tracks.size(); ++t) {
-      auto b = items.begin() + count[t], e = items.begin() + count[t + 1];
+    for (size_t g = 0; g < group_tracks.size(); ++g) {
+      auto b = items.begin() + count[g], e = items.begin() + count[g + 1];
       if (b == e) continue;
-      std::stable_sort(b, e, [&](uint32_t x, uint32_t y) {
+      auto before = [&](uint32_t x, uint32_t y) {
         if (tl_.start[x] != tl_.start[y]) return tl_.start[x] < tl_.start[y];
         return (tl_.kind[x] != EventKind::HostRange) > (tl_.kind[y] != EventKind::HostRange);
-      });
-      stack.clear();
+      };
+      if (!std::is_sorted(b, e, before)) std::stable_sort(b, e, before);
       for (auto it = b; it != e; ++it) {
         uint32_t ev = *it;
         int64_t at = tl_.start[ev];
-        // Ranges that ended leave the stack (nested ranges end innermost first).
-        while (!stack.empty() && tl_.end[stack.back()] <= at) stack.pop_back();
         if (tl_.kind[ev] == EventKind::HostRange) {
-          stack.push_back(ev);
+          auto& stack = stacks[tl_.track[ev]];
+          // Ranges that ended leave the stack (push/pop ranges end innermost first).
+          while (!stack.empty() && tl_.end[stack.back().first] <= at) stack.pop_back();
+          stack.push_back({ev, static_cast<uint32_t>(acc.size())});
+          acc.push_back(Acc{ev});
           continue;
         }
-        const Span& sp = spans[span_of.find(tl_.correlation[ev])];
-        for (uint32_t r : stack) {
-          if (!(tl_.start[r] < at && at < tl_.end[r])) continue;
-          uint32_t a = acc_of.find(r);
-          if (a == U64Map::kMissing) {
-            a = static_cast<uint32_t>(acc.size());
-            acc_of.set(r, a);
-            acc.push_back(Acc{});
-            acc.back().device = sp.device;
+        uint32_t si = span_of.find(tl_.correlation[ev]);
+        if (si == U64Map::kMissing) continue;
+        const Span& sp = spans[si];
+        for (uint32_t t : group_tracks[g]) {
+          auto& stack = stacks[t];
+          while (!stack.empty() && tl_.end[stack.back().first] <= at) stack.pop_back();
+          for (auto [r, a] : stack) {
+            if (!(tl_.start[r] < at && at < tl_.end[r])) continue;
+            if (acc[a].start == INT64_MAX) acc[a].device = sp.device;
+            acc[a].start = std::min(acc[a].start, sp.start);
+            acc[a].end = std::max(acc[a].end, sp.end);
           }
-          acc[a].start = std::min(acc[a].start, sp.start);
-          acc[a].end = std::max(acc[a].end, sp.end);
         }
       }
     }
-    // Ranges in event order, so the output does not depend on hash order.
-    for (size_t r = 0; r < n; ++r) {
-      if (tl_.kind[r] != EventKind::HostRange) continue;
-      uint32_t a = acc_of.find(static_cast<uint32_t>(r));
-      if (a == U64Map::kMissing) continue;
+    // Ranges in event order (the lanes are numbered as they are met).
+    std::sort(acc.begin(), acc.end(), [](const Acc& x, const Acc& y) { return x.range < y.range; });
+    for (size_t a = 0; a < acc.size(); ++a) {
+      if (acc[a].start == INT64_MAX) continue;
+      uint32_t r = acc[a].range;
       const Track& host = tl_.tracks[tl_.track[r]];
       uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(acc[a].device)) << 32) | tl_.track[r];
       uint32_t lane = projection_lane.find(key);
@@ -311,7 +329,7 @@ class ChromeWriter {
         lanes_.push_back(std::move(l));
         projection_lane.set(key, lane);
       }
-      projections_.push_back({lane, acc[a].start, acc[a].end, static_cast<uint32_t>(r)});
+      projections_.push_back({lane, acc[a].start, acc[a].end, r});
     }
     std::stable_sort(projections_.begin(), projections_.end(), [](const Projection& x, const Projection& y) {
       if (x.lane != y.lane) return x.lane < y.lane;
@@ -488,7 +506,7 @@ class ChromeWriter {
       append_int(b, tr.tid);
       if (corr) {
         b += ",\"correlationId\":";
-        append_int(b, static_cast<int64_t>(corr & 0x1FFFFFFFFFFFFFFFull));
+        append_int(b, static_cast<int64_t>(corr & 0xFFFFFFFFull));
       }
       if (k != EventKind::Kernel) {
         uint32_t bytes = bytes_.find(e);
@@ -526,7 +544,7 @@ class ChromeWriter {
       }
     } else if (a == Activity::Api && corr) {
       b += ",\"args\":{\"correlationId\":";
-      append_int(b, static_cast<int64_t>(corr & 0x1FFFFFFFFFFFFFFFull));
+      append_int(b, static_cast<int64_t>(corr & 0xFFFFFFFFull));
       b += "}}";
     } else {
       b += '}';

@@ -367,6 +367,7 @@ std::string_view asset(std::string_view name) {
 }  // namespace
 
 void write_html(const Profile& profile, OutputFile& out, const WriteOptions& options) {
+  if (profile.columns.empty()) throw std::runtime_error("the profile has no weights to draw");
   std::string payload = build_payload(profile, options);
   std::string packed = gzip(payload);
   payload = {};

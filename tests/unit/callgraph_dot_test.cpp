@@ -49,19 +49,19 @@ TEST(CallgraphDot, Gprof2dotLabelsColoursAndThresholds) {
   std::string dot = callgraph_dot(small_graph(), CallGraphOptions{});
   EXPECT_EQ(dot.rfind("digraph {\n\tgraph [fontname=Arial, nodesep=0.125, ranksep=0.25];\n", 0), 0u) << dot;
   EXPECT_NE(dot.find("\t0 [color=\"#ff0000\", fontcolor=\"#ffffff\", fontsize=\"10.00\", "
-                     "label=\"app:10:main\\n100.00%\\n(1.00%)\\n1\u00d7\", tooltip=\"/src/app.py\"];\n"),
+                     "label=\"app:10:main\\n100.00%\\n(1.10%)\\n1\u00d7\", tooltip=\"/src/app.py\"];\n"),
             std::string::npos)
       << dot;
-  // Ids follow gprof2dot's parser order: work (1), its caller main (0), sleep (2), tiny (3).
-  EXPECT_NE(dot.find("\t0 -> 1 [arrowsize=\"0.95\", color=\"#f60c00\", fontcolor=\"#f60c00\", fontsize=\"10.00\", "
+  // Ids follow gprof2dot's parser order: each entry, then its callers. Self % is of all tottime.
+  EXPECT_NE(dot.find("\t0 -> 1 [arrowsize=\"0.95\", color=\"#f06102\", fontcolor=\"#f06102\", fontsize=\"10.00\", "
                      "label=\"90.00%\\n5\u00d7\", labeldistance=\"3.60\", penwidth=\"3.60\"];\n"),
             std::string::npos)
       << dot;
-  EXPECT_NE(dot.find("label=\"~:0:<built-in method time.sleep>\\n29.60%\\n(29.60%)\\n50\u00d7\", tooltip=\"~\""),
+  EXPECT_NE(dot.find("label=\"~:0:<built-in method time.sleep>\\n29.60%\\n(32.53%)\\n50\u00d7\", tooltip=\"~\""),
             std::string::npos)
       << dot;
   EXPECT_EQ(dot.find("tiny"), std::string::npos);  // under --node-thres
-  EXPECT_EQ(callgraph_color(0), "#0d1074");  // dark blue
+  EXPECT_EQ(callgraph_color(0), "#0d0d73");  // dark blue (values from gprof2dot's formulas run in Python)
   EXPECT_EQ(callgraph_color(1), "#ff0000");  // saturated red
   std::string all = callgraph_dot(small_graph(), CallGraphOptions{0, 0});
   EXPECT_NE(all.find("lib:30:tiny"), std::string::npos);
