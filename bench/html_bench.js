@@ -53,6 +53,8 @@ async function once(file) {
     decode_ms: med(all.map((r) => r.decode)),
     zoom_ms_max: med(all.map((r) => Math.max(...r.zooms))),
     search_ms_max: med(all.map((r) => Math.max(...r.searches))),
+    zoom_ms_median: med(all.flatMap((r) => r.zooms)),
+    search_ms_median: med(all.flatMap((r) => r.searches)),
     each: all,
   };
   console.log(JSON.stringify(out, null, 1));

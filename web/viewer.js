@@ -255,7 +255,15 @@
     const x = hash32(name);
     const hue = (h + ((x & 0xffff) / 65535) * range + 360) % 360;
     const light = l + (((x >>> 16) & 0xff) / 255 - 0.5) * 12 - (dark() ? 8 : 0);
-    return `hsl(${hue.toFixed(1)},${s}%,${light.toFixed(1)}%)`;
+    return hslHex(hue, s, light);
+  }
+  // Hex colours: the canvas parses a fillStyle string on every assignment, and '#rrggbb'
+  // is the cheapest form to parse.
+  function hslHex(h, s, l) {
+    s /= 100; l /= 100;
+    const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
+    const c = (n) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1)))).toString(16).padStart(2, '0');
+    return '#' + c(0) + c(8) + c(4);
   }
   function swatch(cat) {
     const [h, range, s, l] = catStyle(cat);
@@ -331,18 +339,16 @@
     let drawn = 0, merged = 0;
     const scrollTop = chart.scrollTop;  // read once: a DOM read per bar costs more than the bar
     const dimFill = cs.getPropertyValue('--dim').trim();
+    // Bars now, labels after them in one colour: fewer fillStyle changes.
+    let lastFill = '';
+    const labels = [];
     const bar = (x, w, d, fill, label, dim) => {
       const y = rowY(d, scrollTop);
       if (y <= -ROW || y >= H) return;
-      ctx.fillStyle = fill;
+      if (fill !== lastFill) { ctx.fillStyle = fill; lastFill = fill; }
       ctx.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), ROW - 1);
-      if (dim) { ctx.fillStyle = dimFill; ctx.fillRect(x, y + 0.5, w, ROW - 1); }
-      if (label !== null && w >= LABEL_W) {
-        const room = Math.floor((w - 8) / charW);
-        const text = label.length > room ? label.slice(0, Math.max(1, room - 1)) + '…' : label;
-        ctx.fillStyle = '#111';
-        ctx.fillText(text, x + 4, y + ROW / 2 + 0.5, w - 8);
-      }
+      if (dim) { ctx.fillStyle = lastFill = dimFill; ctx.fillRect(x, y + 0.5, w, ROW - 1); }
+      if (label !== null && w >= LABEL_W) labels.push(x, y, w, label);
       drawn++;
     };
     const match = S.match, matchColor = cs.getPropertyValue('--match').trim();
@@ -379,6 +385,13 @@
         i++;
       }
       for (let d = 0; d < pendX1.length; d++) flush(d);
+    }
+    ctx.fillStyle = '#111';
+    for (let k = 0; k < labels.length; k += 4) {
+      const x = labels[k], y = labels[k + 1], w = labels[k + 2], label = labels[k + 3];
+      const room = Math.floor((w - 8) / charW);
+      const text = label.length > room ? label.slice(0, Math.max(1, room - 1)) + '…' : label;
+      ctx.fillText(text, x + 4, y + ROW / 2 + 0.5, w - 8);
     }
     api.timings.lastDraw = performance.now() - t0;
     api.lastDrawStats = { drawn, merged };

@@ -36,7 +36,7 @@ struct CallerEdge {
   double ncalls = 0, pcalls = 0, tottime = 0, cumtime = 0;
   // pstats from the pure-Python `profile` module stores only a call count per caller.
   bool count_only = false;
-  uint32_t next_caller = kNone;  // the callee's next caller edge
+  uint32_t next_caller = kNone;  // the callee's next caller edge (chains run in increasing index)
 };
 
 struct CallStats {

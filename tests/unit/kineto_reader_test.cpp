@@ -109,6 +109,23 @@ TEST(KinetoReader, BatchBoundariesAnywhereGiveTheSameProfile) {
     EXPECT_EQ(folded(p, "cpu"), folded(whole, "cpu")) << "chunk " << chunk;
     EXPECT_EQ(fact(p, "rank"), "3");
   }
+  // The same trace on one line (minified, like Ascend's trace_view.json): batches are cut
+  // after "}," then, and a cut that falls inside a string only delays the batch.
+  std::string one_line;
+  for (char c : std::string(kModern))
+    if (c != '\n') one_line += c;
+  one_line.replace(one_line.find("\"name\": \"aten::mm\""), 18, "\"name\": \"aten::mm}, {x\"");
+  Profile line_whole = read_text("line.json", one_line);
+  EXPECT_EQ(folded(line_whole, "gpu").size(), 2u);
+  for (size_t chunk : {3, 50, 400}) {
+    set_kineto_chunk_bytes(chunk);
+    Profile p = read_text("line" + std::to_string(chunk) + ".json", one_line);
+    set_kineto_chunk_bytes(0);
+    EXPECT_EQ(folded(p, "gpu"), folded(line_whole, "gpu")) << "chunk " << chunk;
+    EXPECT_EQ(folded(p, "cpu"), folded(line_whole, "cpu")) << "chunk " << chunk;
+  }
+  EXPECT_NE(folded(line_whole, "cpu").count("python3 (pid 100);main thread;<module>;forward;aten::mm}, {x"), 0u);
+
   set_kineto_portable_parser(true);  // simdjson's generic kernels, for CPUs without AVX2
   set_kineto_chunk_bytes(5);
   Profile portable = read_text("portable.json", kModern);

@@ -30,20 +30,38 @@ class Statement {
   int type(int col) const { return sqlite3_column_type(stmt_, col); }
   // Integer value; TEXT holding digits converts (Ascend stores timestamps as TEXT).
   int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  // Integer or `missing` when NULL; asks for the type only when the value reads as 0, so the
+  // common non-NULL case costs one call.
+  int64_t i64_or(int col, int64_t missing) const {
+    int64_t v = sqlite3_column_int64(stmt_, col);
+    return (v == 0 && sqlite3_column_type(stmt_, col) == SQLITE_NULL) ? missing : v;
+  }
   double f64(int col) const { return sqlite3_column_double(stmt_, col); }
   // A timestamp in ns: INTEGER, REAL, or TEXT holding either ("1736407067942010500",
   // "1.23282223627722e+17" in old msprof DBs, which an integer conversion would cut at '.').
+  // INT64_MIN when NULL.
   int64_t time_ns(int col) const {
     int t = sqlite3_column_type(stmt_, col);
+    if (t == SQLITE_NULL) return INT64_MIN;
     if (t == SQLITE_INTEGER) return sqlite3_column_int64(stmt_, col);
     if (t == SQLITE_TEXT) {
-      std::string_view v = text(col);
-      bool plain = !v.empty();
-      for (char c : v)
-        if (!((c >= '0' && c <= '9') || c == '-' || c == ' ')) plain = false;
-      if (plain) return sqlite3_column_int64(stmt_, col);
+      // Digits only (torch_npu's TEXT startNs/endNs): parsed here, in one pass.
+      const unsigned char* p = sqlite3_column_text(stmt_, col);
+      int n = sqlite3_column_bytes(stmt_, col);
+      if (n > 0 && n <= 18) {
+        uint64_t v = 0;
+        int i = 0;
+        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) v = v * 10 + (p[i] - '0');
+        if (i == n) return static_cast<int64_t>(v);
+      } else if (n == 19) {
+        uint64_t v = 0;
+        int i = 0;
+        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) v = v * 10 + (p[i] - '0');
+        if (i == n && v <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v);
+      }
     }
-    return static_cast<int64_t>(sqlite3_column_double(stmt_, col) + (sqlite3_column_double(stmt_, col) < 0 ? -0.5 : 0.5));
+    double d = sqlite3_column_double(stmt_, col);  // REAL, float-notation TEXT, negative ...
+    return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
   }
   std::string_view text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_, col);

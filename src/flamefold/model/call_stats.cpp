@@ -88,7 +88,45 @@ CallStats call_stats(const Profile& p, int time_column) {
 
   std::vector<uint32_t> fn_open(out.functions.size(), 0);
   std::vector<uint32_t> edge_open;
-  U64Map edge_index(1024);
+  // Edges found through a small open-addressing table per caller: siblings in the walk share
+  // their caller, so its table stays in cache (one global hash missed the cache on every node).
+  struct CalleeTable {
+    std::vector<uint64_t> slots;  // callee << 32 | edge, UINT64_MAX = empty
+    uint32_t used = 0;
+  };
+  std::vector<CalleeTable> callees_of(out.functions.size());
+  auto find_edge = [&](uint32_t caller, uint32_t callee) -> uint32_t {
+    CalleeTable& t = callees_of[caller];
+    if ((t.used + 1) * 2 > t.slots.size()) {  // grow (load factor <= 1/2)
+      std::vector<uint64_t> old;
+      old.swap(t.slots);
+      t.slots.assign(old.empty() ? 8 : old.size() * 2, UINT64_MAX);
+      size_t mask = t.slots.size() - 1;
+      for (uint64_t v : old)
+        if (v != UINT64_MAX) {
+          size_t i = mix64(v >> 32) & mask;
+          while (t.slots[i] != UINT64_MAX) i = (i + 1) & mask;
+          t.slots[i] = v;
+        }
+    }
+    size_t mask = t.slots.size() - 1;
+    size_t i = mix64(callee) & mask;
+    while (true) {
+      uint64_t v = t.slots[i];
+      if (v == UINT64_MAX) break;
+      if (v >> 32 == callee) return static_cast<uint32_t>(v);
+      i = (i + 1) & mask;
+    }
+    uint32_t e = static_cast<uint32_t>(out.callers.size());
+    t.slots[i] = uint64_t(callee) << 32 | e;
+    ++t.used;
+    CallerEdge edge;
+    edge.caller = caller;
+    edge.callee = callee;
+    out.callers.push_back(edge);
+    edge_open.push_back(0);
+    return e;
+  };
 
   // Depth-first walk. Entries >= 0x80000000 mark "leave node".
   struct Item {
@@ -130,16 +168,7 @@ CallStats call_stats(const Profile& p, int time_column) {
     ++fn_open[fn];
     uint32_t e = kNone;
     if (!fn_path.empty()) {
-      uint32_t caller = fn_path.back();
-      uint32_t fresh = static_cast<uint32_t>(out.callers.size());
-      e = edge_index.find_or_insert(uint64_t(caller) << 32 | fn, fresh);
-      if (e == fresh) {
-        CallerEdge edge;
-        edge.caller = caller;
-        edge.callee = fn;
-        out.callers.push_back(edge);
-        edge_open.push_back(0);
-      }
+      e = find_edge(fn_path.back(), fn);
       CallerEdge& edge = out.callers[e];
       edge.ncalls += ncalls;
       edge.tottime += tt;

@@ -126,7 +126,9 @@ class AscendReader {
   CategoryId task_cat_ = 0, kernel_cat_ = 0;
   uint64_t host_rows_ = 0, tasks_ = 0;
   bool launch_by_task_id_ = false;
-  bool has_pytorch_ = false;  // an msprof API table that links by globalTaskId
+  bool has_pytorch_ = false;
+  int64_t last_gtid_ = INT64_MIN;
+  uint32_t last_track_ = 0;  // an msprof API table that links by globalTaskId
   std::vector<std::pair<uint32_t, int64_t>> op_callchains_;  // (event, callchainId)
 
   void check_size() {
@@ -186,25 +188,28 @@ class AscendReader {
   }
 
   uint32_t host_track(int64_t gtid) {
+    if (gtid == last_gtid_) return last_track_;
     uint32_t t = tracks_.find(static_cast<uint64_t>(gtid));
-    if (t != U64Map::kMissing) return t;
+    last_gtid_ = gtid;
+    if (t != U64Map::kMissing) return last_track_ = t;
     Track tr;
     tr.pid = static_cast<int64_t>(static_cast<uint64_t>(gtid) >> 32);
     tr.tid = gtid & 0xFFFFFFFF;
     tr.name = out_.timeline.symbols.strings.intern("thread_" + std::to_string(tr.tid) + " (globalTid: " + std::to_string(gtid) + ")");
     t = out_.timeline.add_track(tr);
     tracks_.set(static_cast<uint64_t>(gtid), t);
-    return t;
+    return last_track_ = t;
   }
 
   // Frame of a host call name (cached per table and STRING_IDS id); kExcluded for ProfilerStep#.
   uint32_t host_frame(uint64_t table, const Statement& s, int col, bool& empty_name) {
     empty_name = false;
-    if (s.is_null(col)) {
+    int64_t raw = s.i64_or(col, INT64_MIN);
+    if (raw == INT64_MIN) {
       empty_name = true;
       return unknown_frame();
     }
-    uint64_t key = (table << 60) | (static_cast<uint64_t>(s.i64(col)) & 0x0FFFFFFFFFFFFFFFull);
+    uint64_t key = (table << 60) | (static_cast<uint64_t>(raw) & 0x0FFFFFFFFFFFFFFFull);
     uint32_t f = frames_.find(key);
     if (f == U64Map::kMissing) {
       StrId name = strings_.find(static_cast<uint64_t>(s.i64(col)));
@@ -250,22 +255,28 @@ class AscendReader {
                                std::string("table ") + table);
     Timeline& tl = out_.timeline;
     uint64_t table_key = pytorch ? 1 : 2;
+    bool link_col = !link.empty();
+    {
+      size_t rows = static_cast<size_t>(std::max<int64_t>(0, db_->scalar(std::string("SELECT MAX(rowid) FROM ") + table, std::string("table ") + table)));
+      tl.reserve(tl.size() + rows + (pytorch ? static_cast<size_t>(std::max<int64_t>(0, db_->has_table("TASK") ? db_->scalar("SELECT MAX(rowid) FROM TASK", "table TASK") : 0)) : 0));
+    }
     std::string where = std::string(" (") + table + ")";
     // The seed's summary line counts the rows of the main host table only.
     bool seed_table = !(launches && has_pytorch_);
     while (s.step()) {
-      if (s.is_null(0) || s.is_null(1)) {
+      int64_t b = s.time_ns(0), e = s.time_ns(1);
+      if (b == INT64_MIN || e == INT64_MIN) {
         tl.count("rows without a start or end time (left out)" + where);
         continue;
       }
-      if (s.is_null(2)) {
+      int64_t global_tid = s.i64_or(2, INT64_MIN);
+      if (global_tid == INT64_MIN) {
         tl.count("rows without a thread (left out)" + where);
         continue;
       }
       bool empty_name = false;
       uint32_t f = host_frame(table_key, s, 3, empty_name);
       if (f == kExcluded) continue;  // ProfilerStep# ranges, as the seed leaves them out
-      int64_t b = s.time_ns(0), e = s.time_ns(1);
       if (e <= b) {
         tl.count(seed_table ? std::string("non-positive durations skipped") : "non-positive durations skipped" + where);
         continue;
@@ -274,17 +285,15 @@ class AscendReader {
         tl.count(seed_table ? std::string("empty API names replaced with unknown") : "empty API names replaced with unknown" + where);
       EventKind kind = EventKind::HostRange;
       uint64_t corr = 0;
-      if (!s.is_null(4)) {
-        uint64_t id = static_cast<uint64_t>(s.i64(4));
-        if (launches) {
-          kind = EventKind::Launch;
-          corr = kCannLink | id;
-        }
+      int64_t link = link_col ? s.i64_or(4, INT64_MIN) : INT64_MIN;
+      if (link != INT64_MIN && launches) {
+        kind = EventKind::Launch;
+        corr = kCannLink | static_cast<uint64_t>(link);
       }
-      uint32_t ev = tl.add(host_track(s.i64(2)), b, e, f, kind, corr);
-      if (!launches && !s.is_null(4) && !connections_.empty()) {
+      uint32_t ev = tl.add(host_track(global_tid), b, e, f, kind, corr);
+      if (!launches && link != INT64_MIN && !connections_.empty()) {
         // Remember the earliest row per linked id (see choose_launching_ops).
-        uint64_t id = static_cast<uint64_t>(s.i64(4));
+        uint64_t id = static_cast<uint64_t>(link);
         uint32_t have = linked_ids_.find(id);
         if (have != U64Map::kMissing && (have == kUnset || b < tl.start[have])) linked_ids_.set(id, ev);
       }

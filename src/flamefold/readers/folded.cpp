@@ -191,7 +191,14 @@ bool looks_like_folded(std::string_view head) {
     else
       ++bad;
   }
-  if (good + bad == 0) return split_count(trim_end(head), at, count);  // a single unterminated line
+  if (good + bad == 0) {
+    if (split_count(trim_end(head), at, count)) return true;  // a single unterminated line
+    // One line longer than the head window (a huge frame): text with frame separators.
+    if (head.size() < (1 << 16) || is_space(head[0]) || head[0] == '#') return false;
+    for (char c : head)
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return false;
+    return head.find(';') != std::string_view::npos;
+  }
   return good > 0 && good >= bad * 4;
 }
 

@@ -5,8 +5,6 @@
 
 #include <simdjson.h>
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <deque>

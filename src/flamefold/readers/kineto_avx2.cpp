@@ -16,8 +16,6 @@
 #endif
 #include <simdjson.h>
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <deque>

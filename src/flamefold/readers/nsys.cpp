@@ -23,8 +23,9 @@ int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
 // CUPTI correlation ids are per process: several processes (DDP ranks) reuse the same ids,
 // so the timeline's correlation carries the pid above the 32-bit id (0 stays "none").
 uint64_t correlation_of(const sqlite::Statement& s, int col, int64_t global) {
-  if (s.is_null(col)) return 0;
-  uint64_t id = static_cast<uint64_t>(s.i64(col)) & 0xFFFFFFFFull;
+  int64_t raw = s.i64_or(col, -1);
+  if (raw < 0) return 0;
+  uint64_t id = static_cast<uint64_t>(raw) & 0xFFFFFFFFull;
   return (static_cast<uint64_t>(pid_of(global)) << 32) | id;
 }
 
@@ -127,6 +128,8 @@ class NsysReader {
   std::vector<uint8_t> api_class_;  // eventClass, clamped to 255
   std::vector<int64_t> api_callchain_;
   int64_t last_gtid_ = -1;
+  uint64_t last_frame_key_ = UINT64_MAX;
+  FrameId last_frame_ = 0;
   uint32_t last_track_ = 0;
 
   void read_versions() {
@@ -244,10 +247,16 @@ class NsysReader {
 
   // Frame for a StringIds name, cached per (kind, id).
   FrameId frame_for(uint64_t kind, const Statement& s, int col, CategoryId cat, std::string_view fallback) {
-    uint64_t id = s.is_null(col) ? 0xFFFFFFFFFFFFull : static_cast<uint64_t>(s.i64(col)) & 0xFFFFFFFFFFFFull;
+    int64_t raw = s.i64_or(col, -1);
+    uint64_t id = raw < 0 ? 0xFFFFFFFFFFFFull : static_cast<uint64_t>(raw) & 0xFFFFFFFFFFFFull;
     uint64_t key = (kind << 56) | (static_cast<uint64_t>(cat) << 48) | id;
+    if (key == last_frame_key_) return last_frame_;  // names repeat in runs
     uint32_t f = frames_.find(key);
-    if (f != U64Map::kMissing) return f;
+    if (f != U64Map::kMissing) {
+      last_frame_key_ = key;
+      last_frame_ = f;
+      return f;
+    }
     Symbols& sym = out_.timeline.symbols;
     StrId name = string_of(s, col);
     std::string_view text = name == UINT32_MAX ? fallback : sym.strings[name];
@@ -258,12 +267,12 @@ class NsysReader {
   }
 
   bool times(Statement& s, int64_t& start, int64_t& end, std::string_view what) {
-    if (s.is_null(0) || s.is_null(1)) {
+    start = s.i64_or(0, INT64_MIN);
+    end = s.i64_or(1, INT64_MIN);
+    if (start == INT64_MIN || end == INT64_MIN) {
       out_.timeline.count(std::string(what) + " rows without start or end (skipped)");
       return false;
     }
-    start = s.i64(0);
-    end = s.i64(1);
     if (end < start) {
       out_.timeline.count(std::string(what) + " rows ending before they start (skipped)");
       return false;
@@ -283,14 +292,14 @@ class NsysReader {
     while (s.step()) {
       int64_t start, end;
       if (!times(s, start, end, "kernel")) continue;
-      int64_t device = s.i64(2), stream = s.i64(3);
+      int64_t device = s.i64(2), stream = s.i64(3), global_pid = s.i64(5);
       int64_t key = (device << 32) ^ stream;
       if (key != last_key) {
-        last_track = device_track(device, stream, s.i64(5));
+        last_track = device_track(device, stream, global_pid);
         last_key = key;
       }
       FrameId f = frame_for(0, s, 6, kernel_cat_, "[unknown kernel]");
-      tl.add(last_track, start, end, f, EventKind::Kernel, correlation_of(s, 4, s.i64(5)));
+      tl.add(last_track, start, end, f, EventKind::Kernel, correlation_of(s, 4, global_pid));
       ++kernels_;
     }
   }
@@ -330,13 +339,14 @@ class NsysReader {
     while (s.step()) {
       int64_t start, end;
       if (!times(s, start, end, "CUDA API")) continue;
-      if (s.is_null(2)) {
+      int64_t global_tid = s.i64_or(2, INT64_MIN);
+      if (global_tid == INT64_MIN) {
         tl.count("CUDA API rows without a thread (skipped)");
         continue;
       }
-      int64_t event_class = s.is_null(5) ? 0 : s.i64(5);
+      int64_t event_class = s.i64(5);  // NULL reads as 0 (runtime)
       FrameId f = frame_for(1, s, 4, event_class == 1 ? driver_cat_ : runtime_cat_, "[unknown CUDA call]");
-      uint32_t ev = tl.add(host_track(s.i64(2)), start, end, f, EventKind::Launch, correlation_of(s, 3, s.i64(2)));
+      uint32_t ev = tl.add(host_track(global_tid), start, end, f, EventKind::Launch, correlation_of(s, 3, global_tid));
       api_events_.push_back(ev);
       api_class_.push_back(static_cast<uint8_t>(std::clamp<int64_t>(event_class, 0, 255)));
       if (want_callchains) api_callchain_.push_back(s.is_null(6) ? -1 : s.i64(6));

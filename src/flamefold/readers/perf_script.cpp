@@ -907,7 +907,11 @@ bool looks_like_perf_script(std::string_view head) {
   bool header_seen = false;
   while (pos < head.size()) {
     size_t nl = head.find('\n', pos);
-    if (nl == std::string_view::npos) return false;  // cut off by the head window
+    if (nl == std::string_view::npos) {
+      // Cut off by the head window (a huge frame line): an indented line after a header.
+      std::string_view rest = head.substr(pos);
+      return header_seen && rest.size() > 1 && (rest[0] == ' ' || rest[0] == '\t');
+    }
     std::string_view l = head.substr(pos, nl - pos);
     pos = nl + 1;
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);

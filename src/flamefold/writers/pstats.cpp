@@ -106,6 +106,18 @@ std::string pstats_bytes(const CallStats& st) {
     w.string(f.name);
   };
 
+  // Caller edges grouped by callee (a counting sort keeps each callee's chain order) so the
+  // writer reads them in sequence instead of chasing the per-callee chains through memory.
+  size_t nf = st.functions.size();
+  std::vector<uint32_t> group_start(nf + 1, 0), by_callee(st.callers.size());
+  for (const CallerEdge& e : st.callers) ++group_start[e.callee + 1];
+  for (size_t f = 0; f < nf; ++f) group_start[f + 1] += group_start[f];
+  {
+    std::vector<uint32_t> fill(group_start.begin(), group_start.end() - 1);
+    // Chains run in increasing edge index (CallStats' invariant), so index order is chain order.
+    for (uint32_t e = 0; e < st.callers.size(); ++e) by_callee[fill[st.callers[e].callee]++] = e;
+  }
+
   w.raw('{');
   for (uint32_t fn = 0; fn < st.functions.size(); ++fn) {
     const FunctionStat& f = st.functions[fn];
@@ -116,8 +128,8 @@ std::string pstats_bytes(const CallStats& st) {
     w.real(f.tottime);
     w.real(f.cumtime);
     w.raw('{');
-    for (uint32_t e = f.first_caller; e != kNone; e = st.callers[e].next_caller) {
-      const CallerEdge& edge = st.callers[e];
+    for (uint32_t i = group_start[fn]; i < group_start[fn + 1]; ++i) {
+      const CallerEdge& edge = st.callers[by_callee[i]];
       key(edge.caller);
       if (edge.count_only) {
         w.integer(edge.ncalls);

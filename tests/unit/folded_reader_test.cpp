@@ -1,0 +1,216 @@
+// The folded-stacks reader (and, through it, the folded writer's byte order).
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "flamefold/output.h"
+#include "flamefold/pipeline.h"
+#include "flamefold/readers/folded.h"
+#include "flamefold/writers/folded.h"
+#include "test_support.h"
+
+using namespace flamefold;
+
+namespace {
+
+Profile read_text(const std::string& text) {
+  Input in = Input::from_memory("test.folded", text);
+  return read_folded(in, ReadOptions{});
+}
+
+std::string folded(const Profile& p) {
+  std::string path = test::tmp_path("out.folded");
+  {
+    OutputFile out(path);
+    write_folded(p, p.default_column, out, WriteOptions{});
+    out.commit();
+  }
+  return test::read_file(path);
+}
+
+std::string utf16(const std::string& utf8, bool big_endian) {
+  // Enough of a UTF-8 decoder for the test strings.
+  std::u32string cps;
+  for (size_t i = 0; i < utf8.size();) {
+    unsigned char c = static_cast<unsigned char>(utf8[i]);
+    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(utf8[i + k]) & 0x3F);
+    cps.push_back(cp);
+    i += n;
+  }
+  std::string out = big_endian ? "\xFE\xFF" : "\xFF\xFE";
+  auto unit = [&](uint16_t u) {
+    char hi = static_cast<char>(u >> 8), lo = static_cast<char>(u & 0xFF);
+    out += big_endian ? std::string{hi, lo} : std::string{lo, hi};
+  };
+  for (char32_t cp : cps) {
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      unit(static_cast<uint16_t>(0xD800 + (cp >> 10)));
+      unit(static_cast<uint16_t>(0xDC00 + (cp & 0x3FF)));
+    } else {
+      unit(static_cast<uint16_t>(cp));
+    }
+  }
+  return out;
+}
+
+uint64_t counter_containing(const Profile& p, const std::string& what) {
+  for (const Counter& c : p.counters)
+    if (c.what.find(what) != std::string::npos) return c.count;
+  return 0;
+}
+
+std::string fact(const Profile& p, const std::string& key) {
+  for (const auto& [k, v] : p.facts)
+    if (k == key) return v;
+  return "<none>";
+}
+
+}  // namespace
+
+TEST(FoldedReader, IntegerAndFractionalCountsAndSpacesInFrames) {
+  Profile p = read_text("main;do work;a b 3\nmain;do work 0.5\nmain;x 2.\nmain;do work;a b 4\n");
+  EXPECT_DOUBLE_EQ(p.total(0), 9.5);
+  EXPECT_EQ(folded(p), "main;do work 0.5\nmain;do work;a b 7\nmain;x 2\n");
+  EXPECT_EQ(fact(p, "stack lines"), "4");
+  EXPECT_TRUE(p.counters.empty());
+}
+
+TEST(FoldedReader, CrLfBlankLinesAndBadLines) {
+  std::string lf = "a;b 1\n\n   \nnot a stack line\na;c 2\n;; 5\nonly;frames\na;b; 3\n";
+  std::string crlf;
+  for (char c : lf) {
+    if (c == '\n') crlf.push_back('\r');
+    crlf.push_back(c);
+  }
+  Profile p = read_text(lf);
+  // "a;b;" is "a;b" (trailing empty frames dropped, like Perl's split); ";;" is the root.
+  EXPECT_EQ(folded(p), "a;b 4\na;c 2\n");
+  EXPECT_EQ(counter_containing(p, "first at line 4"), 2u);
+  EXPECT_DOUBLE_EQ(p.total(0), 11);
+  Profile q = read_text(crlf);
+  EXPECT_EQ(folded(q), folded(p));
+  EXPECT_EQ(counter_containing(q, "first at line 4"), 2u);
+}
+
+TEST(FoldedReader, DifferentialLinesUseTheSecondCount) {
+  Profile p = read_text("a;b 10 12\na;c 5 0\n");
+  EXPECT_EQ(folded(p), "a;b 12\n");
+  EXPECT_EQ(fact(p, "differential lines"), "2 (two counts; the second is used)");
+}
+
+TEST(FoldedReader, Utf16WithByteOrderMarkIsDecoded) {
+  std::string text = "main;caf\xC3\xA9;\xE6\xBC\xA2\xE5\xAD\x97 3\nmain;\xF0\x9F\x98\x80 2\nmain;plain 1\n";
+  std::string expected = folded(read_text(text));
+  ASSERT_NE(expected.find("\xF0\x9F\x98\x80"), std::string::npos);
+  for (bool be : {false, true}) {
+    Profile p = read_text(utf16(text, be));
+    EXPECT_EQ(folded(p), expected) << (be ? "BE" : "LE");
+    EXPECT_EQ(fact(p, "encoding"), be ? "UTF-16 BE" : "UTF-16 LE");
+    EXPECT_TRUE(looks_like_folded(utf16(text, be)));
+  }
+  // With a UTF-8 byte-order mark.
+  EXPECT_EQ(folded(read_text("\xEF\xBB\xBF" + text)), expected);
+  EXPECT_EQ(sniff_format(utf16(text, false), "x.txt"), Format::Folded);
+}
+
+TEST(FoldedReader, Utf16AcrossChunkBoundaries) {
+  // Big enough for several 4 MB chunks, with characters that need surrogate pairs.
+  std::string text;
+  for (int i = 0; text.size() < (9u << 20); ++i)
+    text += "t\xF0\x9F\x98\x80;f" + std::to_string(i % 97) + ";\xC3\xA9" + std::to_string(i % 13) + " 1\n";
+  std::string expected = folded(read_text(text));
+  Profile p = read_text(utf16(text, false));
+  EXPECT_EQ(folded(p), expected);
+  EXPECT_TRUE(p.counters.empty());
+}
+
+TEST(FoldedReader, CPythonDialectHasThreadsFilesAndLines) {
+  std::string text =
+      "tid:4242;runpy.py:_run_module_as_main:198;train.py:main:40;train.py:step:12 7\n"
+      "tid:4242;runpy.py:_run_module_as_main:198;train.py:main:40;<built-in method time.sleep> 2\n"
+      "tid:77;threading.py:run:1012 1\n";
+  Profile p = read_text(text);
+  EXPECT_EQ(p.source_format, "folded (CPython sampling profiler)");
+  int threads = 0;
+  for (NodeId c = p.first_child[0]; c != kNone; c = p.next_sibling[c]) {
+    EXPECT_EQ(p.symbols.category_name(p.symbols[p.frame[c]].category), "thread");
+    ++threads;
+  }
+  EXPECT_EQ(threads, 2);
+  bool found_step = false, found_builtin = false;
+  for (FrameId f = 0; f < p.symbols.frame_count(); ++f) {
+    if (p.symbols.name(f) == "step") {
+      found_step = true;
+      EXPECT_EQ(p.symbols.file(f), "train.py");
+      EXPECT_EQ(p.symbols[f].line, 12u);
+    }
+    if (p.symbols.name(f) == "<built-in method time.sleep>") {
+      found_builtin = true;
+      EXPECT_EQ(p.symbols[f].file, 0u);
+    }
+  }
+  EXPECT_TRUE(found_step);
+  EXPECT_TRUE(found_builtin);
+  // Round trip: the writer gives the same lines back, sorted.
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    lines.push_back(text.substr(pos, nl + 1 - pos));
+    pos = nl + 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string sorted;
+  for (const std::string& l : lines) sorted += l;
+  EXPECT_EQ(folded(p), sorted);
+}
+
+TEST(FoldedReader, WriterOrderIsPerlSortOfTheStacks) {
+  // Frames with bytes on both sides of ';' (0x3B): ' ', '!', ':', '<', 'a', 0xC3 ...
+  std::vector<std::string> frames = {"a", "a b", "a!", "a:", "a<", "ab", "b", "\xC3\xA9", "", "A", "a;"};
+  std::mt19937 rng(7);
+  std::map<std::string, int> stacks;
+  for (int i = 0; i < 400; ++i) {
+    std::string s;
+    int depth = 1 + static_cast<int>(rng() % 4);
+    for (int d = 0; d < depth; ++d) {
+      std::string f = frames[rng() % (frames.size() - 1)];  // not "a;": it would split
+      if (d == 0 && f.empty()) f = "root";
+      if (d) s += ';';
+      s += f;
+    }
+    while (!s.empty() && s.back() == ';') s.pop_back();
+    if (s.empty()) continue;
+    stacks[s] += 1 + static_cast<int>(rng() % 5);
+  }
+  std::vector<std::pair<std::string, int>> shuffled(stacks.begin(), stacks.end());
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  std::string input;
+  for (const auto& [s, n] : shuffled) input += s + " " + std::to_string(n) + "\n";
+  std::string expected;
+  for (const auto& [s, n] : stacks) expected += s + " " + std::to_string(n) + "\n";  // std::map: bytewise
+  EXPECT_EQ(folded(read_text(input)), expected);
+}
+
+TEST(FoldedReader, SortedAndShuffledInputGiveTheSameProfile) {
+  std::string sorted = "a;b;c 1\na;b;c;d 2\na;b;e 3\na;f 4\ng 5\ng;h;i 6\n";
+  std::string shuffled = "g;h;i 6\na;b;e 3\na;b;c;d 2\ng 5\na;f 4\na;b;c 1\n";
+  Profile a = read_text(sorted), b = read_text(shuffled);
+  EXPECT_EQ(a.node_count(), b.node_count());
+  EXPECT_EQ(a.node_count(), 10u);  // root + a b c d e f g h i
+  EXPECT_EQ(folded(a), sorted);
+  EXPECT_EQ(folded(b), sorted);
+}
+
+TEST(FoldedReader, Sniffing) {
+  EXPECT_TRUE(looks_like_folded("a;b 1\na;c 2.5\n"));
+  EXPECT_TRUE(looks_like_folded("single line 3"));
+  EXPECT_FALSE(looks_like_folded("java 1 1.0: cycles:\n\t1 a (/x)\n\n"));
+  EXPECT_FALSE(looks_like_folded("hello world\nfoo bar\n"));
+  EXPECT_FALSE(looks_like_folded("a;b .5\n"));
+}
