@@ -17,6 +17,9 @@ ls -la $OUT/driver1m.json
 for i in 1 2 3; do
   $T $FF convert $OUT/driver1m.json -o $OUT/ours1m.prof 2>&1 | tail -1
 done
+# The pstats step alone (call_stats + marshal bytes) on the already-read tree, as the seed's
+# generate_pstats is timed (needs -DFLAMEFOLD_BENCH=ON).
+[ -x $(dirname $FF)/bench/pstats_stage ] && $(dirname $FF)/bench/pstats_stage $OUT/driver1m.json 3
 echo "seed 001 (generate_pstats_s is the pstats step alone; time is the whole driver):"
 for i in 1 2 3; do
   $T python3 $SHARED/baselines/seed001_driver.py -o $OUT/seed1m.prof --calls 1000000 2>&1 | tail -2

@@ -120,6 +120,10 @@ TEST(AscendReader, SeedSemanticsOnTheHostTable) {
   EXPECT_EQ(counter(tl, "non-positive durations skipped"), 1u);
   EXPECT_EQ(counter(tl, "empty API names replaced with unknown"), 2u);  // NULL name and ''
   EXPECT_EQ(counter(tl, "rows without a start or end time (left out) (PYTORCH_API)"), 1u);
+  bool summary = false;
+  for (auto& [k, v] : tl.facts)
+    summary |= k == "invalid records" && v == "1 non-positive durations skipped, 2 empty API names replaced with unknown";
+  EXPECT_TRUE(summary);
   size_t linear = find_event(tl, "aten::linear");
   ASSERT_NE(linear, SIZE_MAX);
   EXPECT_EQ(tl.start[linear], 2000);  // TEXT timestamps

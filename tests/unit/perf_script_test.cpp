@@ -8,6 +8,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/progress.h"
 #include "flamefold/readers/perf_script.h"
 #include "flamefold/writers/folded.h"
 #include "test_support.h"
@@ -305,4 +306,12 @@ TEST(PerfScript, SniffsPerfAndNotFolded) {
   EXPECT_FALSE(looks_like_perf_script("tid:1;x.py:f:1 5\n"));
   EXPECT_EQ(sniff_format("java 1 1.0: cycles:\n\t1 a (/x)\n\n", "x.txt"), Format::PerfScript);
   EXPECT_EQ(sniff_format("a;b 1\n", "x.txt"), Format::Folded);
+}
+
+TEST(Progress, LineShowsBytesTotalAndRate) {
+  EXPECT_EQ(Progress::format("reading x", 500000000, 1000000000, 2.0), "reading x: 500 / 1000 MB (50%), 250 MB/s");
+  EXPECT_EQ(Progress::format("reading -", 300000000, 0, 1.5), "reading -: 300 MB, 200 MB/s");
+  Progress quiet(false, "reading", 10);
+  quiet.update(5);  // disabled: must not print or crash
+  quiet.finish();
 }

@@ -1,6 +1,7 @@
 // Chrome trace-event JSON as written by the PyTorch profiler (Kineto) in all its dialects
-// (2021 tb_plugin, 2022+, ROCm, MTIA, Ascend trace_view.json), read with simdjson On-Demand
-// straight from the mapped file. Produces a Timeline; build_profile() makes the Profile.
+// (2021 tb_plugin, 2022+, ROCm, MTIA, Ascend trace_view.json), read with simdjson On-Demand in
+// batches streamed from the input (bounded memory; .gz decompressed as it is parsed), parsing on
+// a second thread. Produces a Timeline; build_profile() makes the Profile.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -87,48 +87,67 @@ CallStats call_stats(const Profile& p, int time_column) {
   }
 
   std::vector<uint32_t> fn_open(out.functions.size(), 0);
-  std::vector<uint32_t> edge_open;
-  // Edges found through a small open-addressing table per caller: siblings in the walk share
-  // their caller, so its table stays in cache (one global hash missed the cache on every node).
-  struct CalleeTable {
-    std::vector<uint64_t> slots;  // callee << 32 | edge, UINT64_MAX = empty
-    uint32_t used = 0;
-  };
-  std::vector<CalleeTable> callees_of(out.functions.size());
-  auto find_edge = [&](uint32_t caller, uint32_t callee) -> uint32_t {
-    CalleeTable& t = callees_of[caller];
-    if ((t.used + 1) * 2 > t.slots.size()) {  // grow (load factor <= 1/2)
-      std::vector<uint64_t> old;
-      old.swap(t.slots);
-      t.slots.assign(old.empty() ? 8 : old.size() * 2, UINT64_MAX);
-      size_t mask = t.slots.size() - 1;
-      for (uint64_t v : old)
-        if (v != UINT64_MAX) {
-          size_t i = mix64(v >> 32) & mask;
-          while (t.slots[i] != UINT64_MAX) i = (i + 1) & mask;
-          t.slots[i] = v;
-        }
+  // Caller edges: every visited node's (caller function, function) pair, found by one radix
+  // sort of the pairs instead of a hash lookup per node (which missed the cache every time).
+  // Edges are numbered in (caller, callee) order; a node's caller is its nearest non-group
+  // ancestor's function.
+  size_t nn = p.node_count();
+  std::vector<uint32_t> near_fn(nn, kNone);  // the function of n, or of its nearest non-group ancestor
+  std::vector<uint32_t> edge_of_node(nn, kNone);
+  std::vector<std::pair<uint64_t, uint32_t>> pairs, sorted_pairs;
+  for (NodeId n = 1; n < nn; ++n) {
+    NodeId up = p.parent[n];
+    if (empty_subtree(n)) continue;
+    uint32_t fn = fn_of_frame[p.frame[n]];
+    near_fn[n] = fn != kNone ? fn : near_fn[up];
+    if (fn != kNone && near_fn[up] != kNone) pairs.emplace_back(uint64_t(near_fn[up]) << 32 | fn, n);
+  }
+  {
+    int fn_bits = 1;
+    while ((size_t(1) << fn_bits) < out.functions.size()) ++fn_bits;
+    sorted_pairs.resize(pairs.size());
+    std::vector<uint32_t> count;
+    constexpr int kDigit = 11;
+    // LSD radix sort, stable: callee bits, then caller bits (each in 11-bit digits).
+    for (int field = 0; field < 2; ++field)
+      for (int shift = 0; shift < fn_bits; shift += kDigit) {
+        int at = field * 32 + shift;
+        count.assign((1u << kDigit) + 1, 0);
+        for (auto& pr : pairs) ++count[((pr.first >> at) & ((1u << kDigit) - 1)) + 1];
+        for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+        for (auto& pr : pairs) sorted_pairs[count[(pr.first >> at) & ((1u << kDigit) - 1)]++] = pr;
+        pairs.swap(sorted_pairs);
+      }
+  }
+  std::vector<uint64_t> group_key;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0 || pairs[i].first != pairs[i - 1].first) group_key.push_back(pairs[i].first);
+    edge_of_node[pairs[i].second] = static_cast<uint32_t>(group_key.size() - 1);
+  }
+  // Renumber edges by first appearance in node order, which the walk below roughly follows:
+  // its accesses to the edges then stay close together.
+  {
+    std::vector<uint32_t> renumber(group_key.size(), kNone);
+    uint32_t next = 0;
+    for (NodeId n = 1; n < nn; ++n) {
+      uint32_t g = edge_of_node[n];
+      if (g == kNone) continue;
+      if (renumber[g] == kNone) renumber[g] = next++;
+      edge_of_node[n] = renumber[g];
     }
-    size_t mask = t.slots.size() - 1;
-    size_t i = mix64(callee) & mask;
-    while (true) {
-      uint64_t v = t.slots[i];
-      if (v == UINT64_MAX) break;
-      if (v >> 32 == callee) return static_cast<uint32_t>(v);
-      i = (i + 1) & mask;
+    out.callers.resize(group_key.size());
+    for (size_t g = 0; g < group_key.size(); ++g) {
+      CallerEdge& edge = out.callers[renumber[g]];
+      edge.caller = static_cast<uint32_t>(group_key[g] >> 32);
+      edge.callee = static_cast<uint32_t>(group_key[g]);
     }
-    uint32_t e = static_cast<uint32_t>(out.callers.size());
-    t.slots[i] = uint64_t(callee) << 32 | e;
-    ++t.used;
-    CallerEdge edge;
-    edge.caller = caller;
-    edge.callee = callee;
-    out.callers.push_back(edge);
-    edge_open.push_back(0);
-    return e;
-  };
+  }
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(pairs);
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(sorted_pairs);
+  std::vector<uint32_t> edge_open(out.callers.size(), 0);
 
-  // Depth-first walk. Entries >= 0x80000000 mark "leave node".
+  // Depth-first walk keeping which functions and edges are open on the path; a second
+  // visit of each node ("leave") closes them.
   struct Item {
     NodeId node;
     bool leave;
@@ -168,7 +187,7 @@ CallStats call_stats(const Profile& p, int time_column) {
     ++fn_open[fn];
     uint32_t e = kNone;
     if (!fn_path.empty()) {
-      e = find_edge(fn_path.back(), fn);
+      e = edge_of_node[n];
       CallerEdge& edge = out.callers[e];
       edge.ncalls += ncalls;
       edge.tottime += tt;

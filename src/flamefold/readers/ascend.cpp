@@ -102,6 +102,15 @@ class AscendReader {
     }
     read_tasks();
     if (o_.callchains) add_callchains();
+    // The seed's summary of invalid records, in its words (shown by `flamefold info`).
+    uint64_t skipped = 0, empty = 0;
+    for (const Counter& c : tl.counters) {
+      if (c.what == "non-positive durations skipped") skipped = c.count;
+      if (c.what == "empty API names replaced with unknown") empty = c.count;
+    }
+    if (skipped || empty)
+      tl.facts.emplace_back("invalid records", std::to_string(skipped) + " non-positive durations skipped, " +
+                                                   std::to_string(empty) + " empty API names replaced with unknown");
     tl.facts.emplace_back("host calls", std::to_string(host_rows_));
     tl.facts.emplace_back("NPU tasks", std::to_string(tasks_));
     db_ = nullptr;

@@ -166,7 +166,7 @@ class Merger {
         ++line_no;
         std::string_view raw = chunk.substr(at, nl - at);
         at = nl + 1;
-        cpu_line(raw, line_no, stack, input.path(), rep);
+        cpu_line(raw, line_no, stack, rep);
       }
     }
     if (rep.cpu_stacks == 0)
@@ -288,8 +288,7 @@ class Merger {
     kernels_.push_back(k);
   }
 
-  void cpu_line(std::string_view raw, uint64_t line_no, std::string& stack, const std::string& path,
-                GpuMergeReport& rep) {
+  void cpu_line(std::string_view raw, uint64_t line_no, std::string& stack, GpuMergeReport& rep) {
     std::string_view line = strip(raw);
     if (line.empty()) return;
     std::string_view parts[5];
@@ -308,7 +307,6 @@ class Merger {
         !parse_int(parts[3], ignored) || !parse_int(parts[4], ignored)) {
       if (rep.malformed_lines++ == 0)
         rep.first_malformed = fmt::format("line {}: {}", line_no, line.substr(0, 100));
-      (void)path;
       return;
     }
     std::string_view frames = line.substr(p);

@@ -1,19 +1,21 @@
 // Kineto / Chrome trace-event JSON -> Timeline (see include/flamefold/readers/kineto.h and
-// ../shared/FORMATS.md §1). One On-Demand pass over the mapped file: values are taken as raw
-// tokens (no DOM, no unescaping into simdjson's string buffer, no doubles for times).
+// ../shared/FORMATS.md §1). One On-Demand pass over the input in batches (kineto_reader.inc):
+// values are taken as raw tokens (no DOM, no unescaping into simdjson's string buffer, no
+// doubles for times). This file holds the helpers, the portable build of the event loop, the
+// run-time choice of build, and the multi-rank entry points.
 #include "flamefold/readers/kineto.h"
 
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <atomic>
-#include <cstring>
 #include <string>
 #include <vector>
 

@@ -803,8 +803,26 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
   std::exception_ptr failure;
 
   for (unsigned w = 0; w < workers; ++w) collapsers.push_back(std::make_unique<Collapser>(o));
+  auto run_job = [&](Collapser& c, Job* job) {
+    try {
+      c.set_filter(job->filter, job->filter_known, job->defaulted);
+      c.begin_job();
+      c.feed(job->text);
+      if (job->last) c.end_of_input();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (results.size() <= job->index) results.resize(job->index + 1);
+    results[job->index] = JobResult{c.job_lines(), c.job_first_bad()};
+    free_jobs.push_back(job);
+    cv_free.notify_one();
+  };
+  // workers - 1 threads; the reading thread is the last worker: it collapses a job itself
+  // whenever the others fall behind.
   std::vector<std::thread> threads;
-  for (unsigned w = 0; w < workers; ++w) {
+  for (unsigned w = 0; w + 1 < workers; ++w) {
     threads.emplace_back([&, w] {
       Collapser& c = *collapsers[w];
       while (true) {
@@ -816,25 +834,31 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
           job = todo.front();
           todo.pop_front();
         }
-        try {
-          c.set_filter(job->filter, job->filter_known, job->defaulted);
-          c.begin_job();
-          c.feed(job->text);
-          if (job->last) c.end_of_input();
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!failure) failure = std::current_exception();
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        if (results.size() <= job->index) results.resize(job->index + 1);
-        results[job->index] = JobResult{c.job_lines(), c.job_first_bad()};
-        free_jobs.push_back(job);
-        cv_free.notify_one();
+        run_job(c, job);
       }
     });
   }
+  Collapser& reader_collapser = *collapsers[workers - 1];
+  auto help = [&](size_t backlog) {
+    Job* job = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (todo.size() < backlog) return;
+      job = todo.front();
+      todo.pop_front();
+    }
+    run_job(reader_collapser, job);
+  };
 
   auto take_free = [&]() {
+    // Reading is ahead of the workers when every buffer is taken: collapse one instead of waiting.
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!free_jobs.empty() || todo.empty()) break;
+      }
+      help(1);
+    }
     std::unique_lock<std::mutex> lock(mu);
     cv_free.wait(lock, [&] { return !free_jobs.empty(); });
     Job* j = free_jobs.front();
@@ -852,9 +876,11 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
     j->filter_known = filter_known;
     j->defaulted = defaulted;
     j->last = last;
-    std::lock_guard<std::mutex> lock(mu);
-    todo.push_back(j);
-    cv_todo.notify_one();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      todo.push_back(j);
+      cv_todo.notify_one();
+    }
   };
 
   std::string carry;
@@ -887,6 +913,15 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
     std::lock_guard<std::mutex> lock(mu);
     closed = true;
     cv_todo.notify_all();
+  }
+  while (true) {  // drain what is left, alongside the workers
+    size_t left;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      left = todo.size();
+    }
+    if (!left) break;
+    help(1);
   }
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
@@ -932,6 +967,10 @@ bool looks_like_perf_script(std::string_view head) {
 }
 
 Profile read_perf_script(Input& input, const ReadOptions& options) {
+  // Big buffers (chunks, tables, the tree's arrays) straight from mmap and back to the system
+  // when freed: glibc would otherwise raise this threshold after the first free and keep the
+  // read buffers' pages while the tree is built (peak memory).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   const PerfOptions& o = options.perf;
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());

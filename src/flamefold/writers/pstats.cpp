@@ -109,13 +109,14 @@ std::string pstats_bytes(const CallStats& st) {
   // Caller edges grouped by callee (a counting sort keeps each callee's chain order) so the
   // writer reads them in sequence instead of chasing the per-callee chains through memory.
   size_t nf = st.functions.size();
-  std::vector<uint32_t> group_start(nf + 1, 0), by_callee(st.callers.size());
+  std::vector<uint32_t> group_start(nf + 1, 0);
+  std::vector<CallerEdge> by_callee(st.callers.size());  // copies: independent writes, then a sequential read
   for (const CallerEdge& e : st.callers) ++group_start[e.callee + 1];
   for (size_t f = 0; f < nf; ++f) group_start[f + 1] += group_start[f];
   {
     std::vector<uint32_t> fill(group_start.begin(), group_start.end() - 1);
     // Chains run in increasing edge index (CallStats' invariant), so index order is chain order.
-    for (uint32_t e = 0; e < st.callers.size(); ++e) by_callee[fill[st.callers[e].callee]++] = e;
+    for (const CallerEdge& e : st.callers) by_callee[fill[e.callee]++] = e;
   }
 
   w.raw('{');
@@ -129,7 +130,7 @@ std::string pstats_bytes(const CallStats& st) {
     w.real(f.cumtime);
     w.raw('{');
     for (uint32_t i = group_start[fn]; i < group_start[fn + 1]; ++i) {
-      const CallerEdge& edge = st.callers[by_callee[i]];
+      const CallerEdge& edge = by_callee[i];
       key(edge.caller);
       if (edge.count_only) {
         w.integer(edge.ncalls);
