@@ -336,3 +336,28 @@ TEST(NsysReader, CliErrorsExitTwoWithoutOutput) {
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_NE(r.err.find("bad.sqlite"), std::string::npos);
 }
+
+TEST(NsysReader, CliFlamegraphCpuAndGpuViews) {
+  std::string db = make_db("r.sqlite", nsys_2024_schema() + nsys_2024_rows());
+  std::string cpu = test::tmp_path("cpu.folded"), gpu = test::tmp_path("gpu.folded");
+  test::RunResult r = test::flamefold("collapse " + db + " -o " + cpu);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = test::read_file(cpu);
+  // NVTX push/pop nesting with the CUDA call as leaf (the textId name resolved).
+  EXPECT_NE(text.find("step;registered fwd;cudaLaunchKernel 200"), std::string::npos) << text;
+  EXPECT_NE(text.find("step;bwd;cudaMemcpyAsync 100"), std::string::npos) << text;
+  r = test::flamefold("collapse " + db + " -o " + gpu + " --weight gpu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  text = test::read_file(gpu);
+  EXPECT_NE(text.find("step;registered fwd;cudaLaunchKernel;gemm 500"), std::string::npos) << text;
+  EXPECT_NE(text.find("step;registered fwd;cudaLaunchKernel;relu 800"), std::string::npos) << text;
+  // Conservation: every ns of device work appears once (500 + 800 + 200 + 100).
+  double total = 0;
+  size_t pos = 0;
+  while ((pos = text.find('\n', pos)) != std::string::npos) {
+    size_t sp = text.rfind(' ', pos);
+    total += std::stod(text.substr(sp + 1, pos - sp - 1));
+    ++pos;
+  }
+  EXPECT_DOUBLE_EQ(total, 1600);
+}

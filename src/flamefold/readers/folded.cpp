@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "flamefold/errors.h"
+#include "flamefold/hash.h"
 #include "flamefold/progress.h"
+#include "flamefold/readers/stack_table.h"
 #include "flamefold/readers/text_source.h"
 
 namespace flamefold {
@@ -60,12 +62,52 @@ std::string_view trim_end(std::string_view line) {
   return line;
 }
 
+// Frame text -> frame id, one probe per frame instead of interning the name and then the frame.
+class FrameCache {
+ public:
+  FrameCache() { slots_.assign(1024, Slot{}); }
+  // The id stored for text (hash h), or kNone.
+  FrameId find(std::string_view text, uint64_t h) const {
+    for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.frame == kNone) return kNone;
+      if (s.hash == h && s.len == text.size() && std::memcmp(text_.data() + s.begin, text.data(), text.size()) == 0)
+        return s.frame;
+    }
+  }
+  void insert(std::string_view text, uint64_t h, FrameId f) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    size_t i = h & (slots_.size() - 1);
+    while (slots_[i].frame != kNone) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = Slot{h, text_.size(), text.size(), f};
+    text_.append(text);
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    size_t begin = 0, len = 0;
+    FrameId frame = kNone;
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (s.frame == kNone) continue;
+      size_t i = s.hash & (slots_.size() - 1);
+      while (slots_[i].frame != kNone) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::string text_;
+  size_t size_ = 0;
+};
+
 class FoldedReader {
  public:
-  FoldedReader(Profile& p) : p_(p) {
-    column_ = p_.add_column("samples", "samples");
-    thread_category_ = p_.symbols.category(category::kThread);
-  }
+  FoldedReader() { thread_category_ = symbols.category(category::kThread); }
 
   void feed(std::string_view text) {
     const char* at = text.data();
@@ -80,6 +122,9 @@ class FoldedReader {
 
   uint64_t lines = 0, stacks = 0, bad = 0, first_bad = 0, differential = 0;
   bool cpython = false;
+  // Frames and distinct stacks as read; the call tree is built from them at the end.
+  Symbols symbols;
+  stack_table::StackTable table;
 
  private:
   void line(std::string_view l) {
@@ -106,57 +151,65 @@ class FoldedReader {
       decided_ = true;
     }
     while (!frames.empty() && frames.back() == ';') frames.remove_suffix(1);  // Perl's split
-    p_.add(path(frames), column_, count);
+    split(frames);
+    table.add(prev_frames_.data(), static_cast<uint32_t>(prev_frames_.size()),
+              stack_table::hash_frames(prev_frames_.data(), prev_frames_.size()), count);
     ++stacks;
   }
 
-  // The node of a stack; frames shared with the previous line (sorted input shares long
-  // prefixes) are not looked up again.
-  NodeId path(std::string_view frames) {
+  // The frames of a stack, into prev_frames_; frames shared with the previous line (sorted
+  // input shares long prefixes) are not interned again.
+  void split(std::string_view frames) {
     size_t common = 0, limit = std::min(frames.size(), prev_.size());
     while (common < limit && frames[common] == prev_[common]) ++common;
     size_t keep = 0;  // frames of the previous line that this one shares
     while (keep < prev_ends_.size() && prev_ends_[keep] < common) ++keep;
     if (keep < prev_ends_.size() && prev_ends_[keep] == frames.size() && common == frames.size()) ++keep;
     prev_ends_.resize(keep);
-    prev_nodes_.resize(keep);
-    NodeId node = keep ? prev_nodes_.back() : 0;
+    prev_frames_.resize(keep);
     size_t pos = keep ? prev_ends_.back() + 1 : 0;
     while (pos <= frames.size() && !frames.empty()) {
       size_t semi = frames.find(';', pos);
       if (semi == std::string_view::npos) semi = frames.size();
-      node = p_.child(node, frame(frames.substr(pos, semi - pos), prev_ends_.empty()));
+      prev_frames_.push_back(frame(frames.substr(pos, semi - pos), prev_ends_.empty()));
       prev_ends_.push_back(semi);
-      prev_nodes_.push_back(node);
       pos = semi + 1;
     }
     prev_.assign(frames);
-    return node;
   }
 
-  FrameId frame(std::string_view name, bool first) {
-    if (!cpython) return p_.symbols.frame(name);
-    if (first && name.substr(0, 4) == "tid:") return p_.symbols.frame(name, {}, 0, thread_category_);
+  FrameId frame(std::string_view text, bool first) {
+    uint64_t h = hash_bytes(text) ^ (first ? 0x9e3779b97f4a7c15ULL : 0);
+    FrameId f = cache_.find(text, h);
+    if (f == kNone) {
+      f = make_frame(text, first);
+      cache_.insert(text, h, f);
+    }
+    return f;
+  }
+
+  FrameId make_frame(std::string_view name, bool first) {
+    if (!cpython) return symbols.frame(name);
+    if (first && name.substr(0, 4) == "tid:") return symbols.frame(name, {}, 0, thread_category_);
     // file.py:func:line (line 0 would not survive the round trip: keep such names whole).
     size_t c2 = name.rfind(':');
-    if (c2 == std::string_view::npos || c2 == 0) return p_.symbols.frame(name);
+    if (c2 == std::string_view::npos || c2 == 0) return symbols.frame(name);
     size_t c1 = name.rfind(':', c2 - 1);
     std::string_view line_text = name.substr(c2 + 1);
     if (c1 == std::string_view::npos || c1 == 0 || !all_digits(line_text) || line_text.size() > 9)
-      return p_.symbols.frame(name);
+      return symbols.frame(name);
     uint32_t ln = 0;
     std::from_chars(line_text.data(), line_text.data() + line_text.size(), ln);
-    if (ln == 0 || line_text[0] == '0') return p_.symbols.frame(name);
-    return p_.symbols.frame(name.substr(c1 + 1, c2 - c1 - 1), name.substr(0, c1), ln);
+    if (ln == 0 || line_text[0] == '0') return symbols.frame(name);
+    return symbols.frame(name.substr(c1 + 1, c2 - c1 - 1), name.substr(0, c1), ln);
   }
 
-  Profile& p_;
-  int column_;
   CategoryId thread_category_;
+  FrameCache cache_;
   bool decided_ = false;
   std::string prev_;
   std::vector<size_t> prev_ends_;
-  std::vector<NodeId> prev_nodes_;
+  std::vector<FrameId> prev_frames_;
 };
 
 }  // namespace
@@ -208,13 +261,14 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   p.inputs.push_back(input.path());
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
-  FoldedReader reader(p);
+  FoldedReader reader;
   std::string_view chunk;
   while (src.next(chunk)) {
     reader.feed(chunk);
     progress.update(src.consumed());
   }
   progress.finish();
+  stack_table::build_profile(reader.symbols, reader.table, p);
   if (reader.cpython) p.source_format = "folded (CPython sampling profiler)";
   if (src.encoding() != TextEncoding::Utf8)
     p.facts.emplace_back("encoding", src.encoding() == TextEncoding::Utf16LE ? "UTF-16 LE" : "UTF-16 BE");

@@ -25,6 +25,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/progress.h"
+#include "flamefold/readers/stack_table.h"
 #include "flamefold/readers/text_source.h"
 
 namespace flamefold {
@@ -253,6 +254,8 @@ std::vector<std::string> frame_names(const StackLine& s, const PerfOptions& o, b
 }  // namespace perf_script
 
 using namespace perf_script;
+using stack_table::StackTable;
+using stack_table::hash_frames;
 
 namespace {
 
@@ -361,74 +364,6 @@ double parse_period(std::string_view digits) {
   double v = 0;
   for (char c : digits) v = v * 10 + (c - '0');
   return v;
-}
-
-// Distinct stacks (root first, the process frames included) and their summed weight: what
-// stackcollapse-perf.pl keeps in its hash. Much smaller than a call tree while reading, and
-// sorted once at the end to build the tree in canonical order.
-class StackTable {
- public:
-  StackTable() { slots_.assign(1024, Slot{}); mask_ = slots_.size() - 1; }
-
-  void add(const FrameId* frames, uint32_t n, uint64_t h, double weight) {
-    size_t i = h & mask_;
-    while (true) {
-      Slot& s = slots_[i];
-      if (s.len_plus_one == 0) break;
-      if (s.hash == h && s.len_plus_one == n + 1 &&
-          std::memcmp(arena_.data() + s.begin, frames, n * sizeof(FrameId)) == 0) {
-        s.weight += weight;
-        return;
-      }
-      i = (i + 1) & mask_;
-    }
-    Slot& s = slots_[i];
-    s.hash = h;
-    s.begin = arena_.size();
-    s.len_plus_one = n + 1;
-    s.weight = weight;
-    arena_.insert(arena_.end(), frames, frames + n);
-    ++size_;
-    if (size_ * 2 > slots_.size()) grow();
-  }
-
-  // Hands every stack to f(frames, n, weight) with its frames writable, and drops the hash
-  // table: the table cannot be used afterwards, the frames stay until release().
-  template <typename F>
-  void rewrite(F&& f) {
-    for (const Slot& s : slots_)
-      if (s.len_plus_one) f(arena_.data() + s.begin, s.len_plus_one - 1, s.weight);
-    std::vector<Slot>().swap(slots_);
-    size_ = 0;
-  }
-  size_t size() const { return size_; }
-
-
- private:
-  struct Slot {
-    uint64_t hash = 0;
-    uint64_t begin = 0;
-    uint32_t len_plus_one = 0;  // 0 = empty slot
-    double weight = 0;
-  };
-  void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (!s.len_plus_one) continue;
-      size_t i = s.hash & mask_;
-      while (slots_[i].len_plus_one) i = (i + 1) & mask_;
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0, size_ = 0;
-  std::vector<FrameId> arena_;
-};
-
-uint64_t hash_frames(const FrameId* f, size_t n) {
-  return hash_bytes(std::string_view(reinterpret_cast<const char*>(f), n * sizeof(FrameId)));
 }
 
 // Collapses lines of perf script into a (partial) profile. One per worker thread.
@@ -702,77 +637,7 @@ void absorb(Collapser& into, Collapser& from) {
   from.stacks = StackTable();
 }
 
-// Builds the call tree from the distinct stacks: sorted by frame name (then category), then
-// inserted in that order. Nodes and frames are thus numbered in a canonical order, the same
-// whatever order samples came in and however the work was split.
-void build_profile(Collapser& c, Profile& out) {
-  int column = out.add_column("samples", "samples");
-  const Symbols& all = c.symbols;
-  // Rank of each frame in (name, category) order: stacks then sort as integer sequences.
-  std::vector<FrameId> by_name(all.frame_count());
-  for (FrameId f = 0; f < by_name.size(); ++f) by_name[f] = f;
-  std::sort(by_name.begin(), by_name.end(), [&](FrameId a, FrameId b) {
-    std::string_view na = all.name(a), nb = all.name(b);
-    if (na != nb) return na < nb;
-    return all.category_name(all[a].category) < all.category_name(all[b].category);
-  });
-  std::vector<uint32_t> rank(by_name.size());
-  for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
-
-  struct Stack {
-    const FrameId* ranks;
-    uint32_t n;
-    double weight;
-  };
-  std::vector<Stack> stacks;
-  stacks.reserve(c.stacks.size());
-  c.stacks.rewrite([&](FrameId* f, uint32_t n, double weight) {
-    for (uint32_t k = 0; k < n; ++k) f[k] = rank[f[k]];
-    stacks.push_back({f, n, weight});
-  });
-  std::sort(stacks.begin(), stacks.end(), [](const Stack& a, const Stack& b) {
-    return std::lexicographical_compare(a.ranks, a.ranks + a.n, b.ranks, b.ranks + b.n);
-  });
-
-  // Exactly as many nodes as distinct prefixes: reserve them (no doubling slack).
-  size_t nodes = 1;
-  for (size_t i = 0; i < stacks.size(); ++i) {
-    uint32_t common = 0;
-    if (i)
-      while (common < stacks[i].n && common < stacks[i - 1].n && stacks[i].ranks[common] == stacks[i - 1].ranks[common])
-        ++common;
-    nodes += stacks[i].n - common;
-  }
-  out.parent.reserve(nodes);
-  out.frame.reserve(nodes);
-  out.first_child.reserve(nodes);
-  out.next_sibling.reserve(nodes);
-  out.columns[column].self.reserve(nodes);
-
-  // Insert in order, reusing the path shared with the previous stack.
-  std::vector<FrameId> out_frame(by_name.size(), kNone);
-  std::vector<NodeId> path;
-  const Stack* prev = nullptr;
-  for (const Stack& st : stacks) {
-    uint32_t common = 0;
-    if (prev)
-      while (common < st.n && common < prev->n && st.ranks[common] == prev->ranks[common]) ++common;
-    path.resize(common);
-    NodeId n = common ? path.back() : 0;
-    for (uint32_t k = common; k < st.n; ++k) {
-      uint32_t r = st.ranks[k];
-      if (out_frame[r] == kNone) {
-        const Frame& fr = all[by_name[r]];
-        out_frame[r] = out.symbols.frame(all.strings[fr.name], all.strings[fr.file], fr.line,
-                                         out.symbols.category(all.category_name(fr.category)));
-      }
-      n = out.child(n, out_frame[r]);
-      path.push_back(n);
-    }
-    out.add(n, column, st.weight);
-    prev = &st;
-  }
-}
+void build_profile(Collapser& c, Profile& out) { stack_table::build_profile(c.symbols, c.stacks, out); }
 
 struct JobResult {
   uint64_t lines = 0, first_bad = 0;
@@ -888,7 +753,7 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
     std::string_view chunk;
     while (src.next(chunk)) {
       progress.update(src.consumed());
-      bool after_newline = carry.empty() ? next_index == 0 : carry.back() == '\n';
+      bool after_newline = carry.empty() || carry.back() == '\n';  // chunks end at line breaks
       size_t cut = last_sample_boundary(chunk, after_newline);
       if (cut == 0) {
         carry.append(chunk);  // one sample longer than a chunk: keep collecting

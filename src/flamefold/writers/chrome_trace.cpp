@@ -74,6 +74,82 @@ void append_us(std::string& out, int64_t ns) {
   out.append(d, 4);
 }
 
+// correlation id -> small index. CUPTI ids are dense per process (high 32 bits: the pid, see
+// the nsys reader), so each process gets a plain array over its id range: lookups in time
+// order then walk memory nearly in order instead of hashing to random cache lines. Sparse
+// ranges (Ascend's link ids) fall back to the hash map.
+class CorrelationIndex {
+ public:
+  void build(const std::vector<uint64_t>& ids) {  // ids: every correlation that will be inserted
+    struct Range {
+      uint64_t high;
+      uint64_t lo = UINT64_MAX, hi = 0, count = 0;
+    };
+    std::vector<Range> ranges;
+    for (uint64_t c : ids) {
+      uint64_t high = c >> 32, low = c & 0xFFFFFFFFull;
+      Range* r = nullptr;
+      for (Range& x : ranges)
+        if (x.high == high) r = &x;
+      if (!r) {
+        if (ranges.size() >= 64) {
+          dense_.clear();
+          return;  // many groups: hashing only
+        }
+        ranges.push_back(Range{high});
+        r = &ranges.back();
+      }
+      r->lo = std::min(r->lo, low);
+      r->hi = std::max(r->hi, low);
+      ++r->count;
+    }
+    for (const Range& r : ranges)
+      if (r.hi - r.lo + 1 <= 4 * r.count + 1024) dense_.push_back(Dense{r.high, r.lo, std::vector<uint32_t>(r.hi - r.lo + 1, kMissing)});
+  }
+  uint32_t find(uint64_t c) const {
+    if (std::vector<uint32_t>* d = dense_for(c)) {
+      uint64_t low = (c & 0xFFFFFFFFull) - lo_;
+      return low < d->size() ? (*d)[low] : kMissing;
+    }
+    return map_.find(c);
+  }
+  void set(uint64_t c, uint32_t v) {
+    if (std::vector<uint32_t>* d = dense_for(c)) {
+      uint64_t low = (c & 0xFFFFFFFFull) - lo_;
+      if (low < d->size()) {
+        (*d)[low] = v;
+        return;
+      }
+    }
+    map_.set(c, v);
+  }
+  static constexpr uint32_t kMissing = U64Map::kMissing;
+
+ private:
+  struct Dense {
+    uint64_t high, lo;
+    std::vector<uint32_t> slots;
+  };
+  std::vector<uint32_t>* dense_for(uint64_t c) const {
+    uint64_t high = c >> 32;
+    if (last_ && last_->high == high) {
+      lo_ = last_->lo;
+      return &last_->slots;
+    }
+    for (const Dense& d : dense_)
+      if (d.high == high) {
+        last_ = const_cast<Dense*>(&d);
+        lo_ = d.lo;
+        return &last_->slots;
+      }
+    return nullptr;
+  }
+  std::vector<Dense> dense_;
+  mutable Dense* last_ = nullptr;
+  mutable uint64_t lo_ = 0;
+  U64Map map_{1024};
+};
+
 struct Lane {
   int64_t pid = 0, tid = 0;
   int group = 0;  // 0 host, 1 device
@@ -223,7 +299,13 @@ class ChromeWriter {
       int32_t device;
     };
     std::vector<Span> spans;
-    U64Map span_of(1024);
+    CorrelationIndex span_of;
+    {
+      std::vector<uint64_t> ids;
+      for (size_t e = 0; e < n; ++e)
+        if (tl_.kind[e] == EventKind::Kernel && tl_.correlation[e] != 0) ids.push_back(tl_.correlation[e]);
+      span_of.build(ids);
+    }
     for (size_t e = 0; e < n; ++e) {
       if (tl_.kind[e] != EventKind::Kernel || tl_.correlation[e] == 0) continue;
       uint32_t i = span_of.find(tl_.correlation[e]);
