@@ -309,6 +309,12 @@ TEST(KinetoReader, SeveralRanksMergeUnderRankFramesAndTopShowsKernelSummary) {
   r = test::flamefold("collapse " + a + " --steps 1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("ProfilerStep"), std::string::npos) << r.err;
+  r = test::flamefold("collapse " + a + " --window 20us:");  // from 20 us after the first event on
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("python3 (pid 100);main thread;train.py:<module>:10 489250\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(";train.py:<module>:10;model.py:forward:42 390750\n"), std::string::npos) << r.out;
+  r = test::flamefold("collapse " + a + " --window 5:1");
+  EXPECT_EQ(r.exit_code, 2);
   r = test::flamefold("collapse " + a + " --thread main --window 0:0.02 --categories python_function");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("python3 (pid 100);main thread;train.py:<module>:10 10500"), std::string::npos) << r.out;
