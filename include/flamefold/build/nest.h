@@ -1,0 +1,33 @@
+// nest: one host track's intervals -> call paths (DESIGN.md "nest").
+//
+// Events are sorted by (start ascending, end descending, parent-hint depth, index) and swept
+// with a stack of open intervals. An interval nests under the innermost open one that fully
+// contains it; when it starts inside an open interval but ends after it, that open interval is
+// cut at the new start and closed. Every instant inside some event is then attributed to exactly
+// one call path: self time is never negative and the track's self time sums to the union of its
+// intervals.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "flamefold/profile.h"
+#include "flamefold/timeline.h"
+
+namespace flamefold {
+
+struct NestTarget {
+  Profile* profile = nullptr;
+  NodeId base = 0;       // the thread's group node
+  int cpu_column = -1;   // self ns per call path
+  int calls_column = -1; // one per event placed
+};
+
+// events: this track's event ids (reordered in place). start/end are the (possibly clipped)
+// intervals, indexed by event id. Events with phantom[e] != 0 are not placed; they only record
+// the call path open at their start (a launch whose category was filtered out still finds its
+// stack). node_of[e] receives the node of each placed event, or of the open path for a phantom.
+void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
+                const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of);
+
+}  // namespace flamefold

@@ -1,0 +1,146 @@
+#include "flamefold/build/nest.h"
+
+#include <algorithm>
+
+namespace flamefold {
+
+namespace {
+
+struct SortKey {
+  int64_t start;
+  int64_t end;
+  uint32_t depth;  // parent-hint depth: at identical intervals the hinted parent comes first
+  uint32_t event;
+};
+
+// Depth of each event along its parent hints (local indices; kNone = no parent on this track),
+// and each hinted child clamped into its parent's interval, parents first, so that time nesting
+// places it below the parent even when rounding made it stick out. Cycles count as roots.
+void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& depth, std::vector<int64_t>& s,
+                   std::vector<int64_t>& en) {
+  constexpr uint32_t kUnknown = UINT32_MAX;
+  std::vector<uint32_t> chain;
+  for (uint32_t e = 0; e < hint.size(); ++e) {
+    if (depth[e] != kUnknown) continue;
+    chain.clear();
+    uint32_t cur = e;
+    uint32_t top = kNone;  // the resolved ancestor the chain hangs from, if any
+    while (true) {
+      chain.push_back(cur);
+      depth[cur] = kUnknown - 1;  // on the chain being walked
+      uint32_t p = hint[cur];
+      if (p == kNone || chain.size() > 100000) break;
+      if (depth[p] == kUnknown - 1) break;  // a cycle: cur becomes a root
+      if (depth[p] != kUnknown) {
+        top = p;
+        break;
+      }
+      cur = p;
+    }
+    // chain.back() hangs from `top` (or is a root); resolve downwards.
+    for (size_t k = chain.size(); k-- > 0;) {
+      uint32_t i = chain[k];
+      uint32_t parent = k + 1 < chain.size() ? chain[k + 1] : top;
+      if (parent == kNone) {
+        depth[i] = 0;
+        continue;
+      }
+      depth[i] = depth[parent] + 1;
+      s[i] = std::clamp(s[i], s[parent], en[parent]);
+      en[i] = std::clamp(en[i], s[i], en[parent]);
+    }
+  }
+}
+
+}  // namespace
+
+void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
+                const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of) {
+  if (events.empty()) return;
+  Profile& p = *t.profile;
+
+  bool any_hint = false;
+  for (uint32_t e : events)
+    if (parent_hint[e] != kNone) {
+      any_hint = true;
+      break;
+    }
+  std::vector<SortKey> keys(events.size());
+  if (any_hint) {
+    // Local index of each hinted parent: `events` comes in ascending event id order.
+    bool ascending = std::is_sorted(events.begin(), events.end());
+    if (!ascending) std::sort(events.begin(), events.end());
+    std::vector<uint32_t> local_hint(events.size(), kNone);
+    for (uint32_t i = 0; i < events.size(); ++i) {
+      uint32_t h = parent_hint[events[i]];
+      if (h == kNone) continue;
+      auto it = std::lower_bound(events.begin(), events.end(), h);
+      if (it != events.end() && *it == h && uint32_t(it - events.begin()) != i) local_hint[i] = uint32_t(it - events.begin());
+    }
+    std::vector<uint32_t> depth(events.size(), UINT32_MAX);
+    std::vector<int64_t> s(events.size()), en(events.size());
+    for (uint32_t i = 0; i < events.size(); ++i) {
+      s[i] = start[events[i]];
+      en[i] = end[events[i]];
+    }
+    resolve_hints(local_hint, depth, s, en);
+    for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{s[i], en[i], depth[i], events[i]};
+  } else {
+    for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{start[events[i]], end[events[i]], 0, events[i]};
+  }
+  auto before = [](const SortKey& a, const SortKey& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    if (a.depth != b.depth) return a.depth < b.depth;
+    return a.event < b.event;
+  };
+  // Traces are mostly written in time order: skip the sort when it has nothing to do.
+  if (!std::is_sorted(keys.begin(), keys.end(), before)) std::stable_sort(keys.begin(), keys.end(), before);
+
+  struct Open {
+    NodeId node;
+    int64_t start, end, child_time;
+    FrameId last_frame;  // the child entered last under this one: loops repeat it, skipping a lookup
+    NodeId last_child;
+  };
+  FrameId base_last_frame = kNone;
+  NodeId base_last_child = kNone;
+  std::vector<Open> stack;
+  stack.reserve(64);
+  auto close_top = [&](int64_t at) {
+    Open o = stack.back();
+    stack.pop_back();
+    int64_t d = at - o.start;
+    p.add(o.node, t.cpu_column, static_cast<double>(d - o.child_time));
+    if (!stack.empty()) stack.back().child_time += d;
+  };
+  for (const SortKey& k : keys) {
+    while (!stack.empty() && stack.back().end <= k.start && !(stack.back().end == k.start && k.end == k.start &&
+                                                               stack.back().start == k.start))
+      close_top(stack.back().end);
+    if (phantom[k.event]) {
+      node_of[k.event] = stack.empty() ? t.base : stack.back().node;
+      continue;
+    }
+    // Open intervals that end before this one does are cut at its start (DESIGN.md "nest").
+    while (!stack.empty() && stack.back().end < k.end) close_top(k.start);
+    FrameId f = frame[k.event];
+    FrameId& last_frame = stack.empty() ? base_last_frame : stack.back().last_frame;
+    NodeId& last_child = stack.empty() ? base_last_child : stack.back().last_child;
+    NodeId node;
+    if (last_frame == f) {
+      node = last_child;
+    } else {
+      node = p.child(stack.empty() ? t.base : stack.back().node, f);
+      last_frame = f;
+      last_child = node;
+    }
+    if (t.calls_column >= 0) p.add(node, t.calls_column, 1);
+    node_of[k.event] = node;
+    stack.push_back(Open{node, k.start, k.end, 0, kNone, kNone});
+  }
+  while (!stack.empty()) close_top(stack.back().end);
+}
+
+}  // namespace flamefold
