@@ -25,7 +25,7 @@ test:
 	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-bench: build
+bench: setup
 	@bench/run.sh
 
 clean:

@@ -31,6 +31,17 @@ Examples:
   flamefold top perf.txt                               the hottest frames as a table
   flamefold info perf.txt                              detected format, samples, threads, stacks
 
+  flamefold flamegraph trace.pt.trace.json.gz -o flame.html   PyTorch trace: CPU and GPU views in one file
+  flamefold collapse trace.json --weight gpu > gpu.folded     GPU ns per Python/op stack, kernel as leaf
+  flamefold top trace.json --weight gpu                       hottest stacks and a kernel summary
+  flamefold flamegraph rank*.json -o all.html                 many ranks in one view, with a rank filter
+  flamefold convert report.sqlite -o report.json              Nsight Systems -> Chrome/Perfetto trace
+  flamefold flamegraph ascend_pytorch_profiler_0.db -o f.html Ascend DB: host op stacks (--weight npu: device)
+  flamefold convert trace.json -o trace.prof                  pstats for snakeviz / python -m pstats
+  flamefold top program.prof --sort cumulative                the table python -m pstats prints
+  flamefold callgraph program.prof -o calls.svg               gprof2dot-style call graph via Graphviz
+  flamefold merge-gpu --cpu cpu.txt --gpu gpu.json -o merged.folded --summary
+
 Input formats are recognised from their content (--format overrides); .gz and .zst inputs
 are read transparently; - is standard input. Output kind follows -o's extension.
 )";
