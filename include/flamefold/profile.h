@@ -82,6 +82,8 @@ struct Counter {
   std::string what;
   uint64_t count = 0;
 };
+// Adds n to the counter named `what`, creating it (in first-seen order) when new.
+void add_to_counters(std::vector<Counter>& counters, std::string_view what, uint64_t n);
 
 class Profile {
  public:

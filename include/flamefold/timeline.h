@@ -79,14 +79,7 @@ struct Timeline {
     correlation.reserve(n);
     parent_hint.reserve(n);
   }
-  void count(std::string_view what, uint64_t n = 1) {
-    for (Counter& c : counters)
-      if (c.what == what) {
-        c.count += n;
-        return;
-      }
-    counters.push_back(Counter{std::string(what), n});
-  }
+  void count(std::string_view what, uint64_t n = 1) { add_to_counters(counters, what, n); }
 };
 
 }  // namespace flamefold

@@ -116,7 +116,7 @@ uint32_t Profile::depth(NodeId n) const {
   return d;
 }
 
-void Profile::count(std::string_view what, uint64_t n) {
+void add_to_counters(std::vector<Counter>& counters, std::string_view what, uint64_t n) {
   for (Counter& c : counters)
     if (c.what == what) {
       c.count += n;
@@ -124,5 +124,7 @@ void Profile::count(std::string_view what, uint64_t n) {
     }
   counters.push_back(Counter{std::string(what), n});
 }
+
+void Profile::count(std::string_view what, uint64_t n) { add_to_counters(counters, what, n); }
 
 }  // namespace flamefold

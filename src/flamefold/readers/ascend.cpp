@@ -63,6 +63,39 @@ std::string select_list(const std::vector<std::string>& names, const std::string
   return sql + " FROM " + sqlite::quote_identifier(table);
 }
 
+// id -> value for ids looked up once per row: a flat array when the ids are dense (torch_npu
+// numbers connection ids 0, 1, 2 ...), so row-order lookups walk memory in order instead of
+// missing the cache on every hashed probe; a U64Map otherwise.
+class IdIndex {
+ public:
+  // pairs: (id, ...) for every id that will be set (ids may repeat).
+  void plan(const std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
+    if (pairs.empty()) return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& pr : pairs) {
+      lo = std::min(lo, pr.first);
+      hi = std::max(hi, pr.first);
+    }
+    if (hi - lo < 4 * pairs.size() + 65536) {
+      base_ = lo;
+      dense_.assign(hi - lo + 1, U64Map::kMissing);
+    }
+  }
+  uint32_t find(uint64_t id) const {
+    if (!dense_.empty()) return id - base_ < dense_.size() ? dense_[id - base_] : U64Map::kMissing;
+    return sparse_.find(id);
+  }
+  void set(uint64_t id, uint32_t v) {
+    if (!dense_.empty()) dense_[id - base_] = v;  // only planned ids are set
+    else sparse_.set(id, v);
+  }
+
+ private:
+  uint64_t base_ = 0;
+  std::vector<uint32_t> dense_;
+  U64Map sparse_{1024};
+};
+
 class AscendReader {
  public:
   AscendReader(const std::string& path, const ReadOptions& read, const AscendOptions& o) : path_(path), read_(read), o_(o) {}
@@ -129,7 +162,7 @@ class AscendReader {
   U64Map device_tracks_{64};  // device << 32 | stream -> track
   // PYTORCH_API.connectionId -> CONNECTION_IDS (id -> connectionId, 1:N) -> TASK.connectionId.
   std::vector<std::pair<uint64_t, uint64_t>> connections_;  // (id, connectionId) whose connectionId has tasks
-  U64Map linked_ids_{1024};         // ids in connections_ -> earliest PYTORCH_API event with that id
+  IdIndex linked_ids_;              // ids in connections_ -> earliest PYTORCH_API event with that id
   U64Map op_of_connection_{1024};   // TASK.connectionId -> the launching PYTORCH_API event
   std::vector<CategoryId> categories_;
   CategoryId task_cat_ = 0, kernel_cat_ = 0;
@@ -173,8 +206,9 @@ class AscendReader {
       uint64_t id = static_cast<uint64_t>(s.i64(0)), c = static_cast<uint64_t>(s.i64(1));
       if (task_connections.find(c) == U64Map::kMissing) continue;
       connections_.emplace_back(id, c);
-      linked_ids_.set(id, kUnset);
     }
+    linked_ids_.plan(connections_);
+    for (auto [id, c] : connections_) linked_ids_.set(id, kUnset);
   }
 
   // A task's connection can be reached from several rows (torch_npu's Enqueue on the op's

@@ -1,6 +1,7 @@
 // Timeline -> {"traceEvents":[...]}. Events are written lane by lane (a lane is one Chrome
 // pid/tid pair) in start order, straight into the output buffer: nothing but an index array
 // is held besides the timeline itself.
+#include "flamefold/json_text.h"
 #include "flamefold/writers/chrome_trace.h"
 
 #include <simdjson.h>
@@ -35,26 +36,7 @@ Activity activity_of(EventKind k) {
   return Activity::None;
 }
 
-void append_escaped(std::string& out, std::string_view s) {
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          static const char* hex = "0123456789abcdef";
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-}
+void append_escaped(std::string& out, std::string_view s) { append_json_escaped(out, s); }
 
 void append_int(std::string& out, int64_t v) {
   char buf[24];

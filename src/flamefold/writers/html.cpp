@@ -13,6 +13,7 @@
 //   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
 // Frames are renumbered in name order and children are emitted in frame order, so the
 // viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
+#include "flamefold/json_text.h"
 #include "flamefold/writers/html.h"
 
 #include <algorithm>
@@ -82,29 +83,11 @@ size_t append_utf8(std::string& out, std::string_view s) {
   return units;
 }
 
-void append_json_string(std::string& out, std::string_view raw) {
+// Metadata strings are cleaned to valid UTF-8 first: the page decodes them with JSON.parse.
+void append_clean_json_string(std::string& out, std::string_view raw) {
   std::string s;
   append_utf8(s, raw);
-  out.push_back('"');
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
+  append_json_string(out, s);
 }
 
 void append_html_text(std::string& out, std::string_view raw) {
@@ -126,49 +109,49 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
                         const std::vector<std::string_view>& categories) {
   std::string j = "{\"version\":1,\"title\":";
   std::string title = o.title.empty() ? "Flame Graph" : o.title;
-  append_json_string(j, title);
+  append_clean_json_string(j, title);
   j += ",\"subtitle\":";
-  append_json_string(j, o.subtitle);
+  append_clean_json_string(j, o.subtitle);
   j += ",\"countname\":";
-  append_json_string(j, o.countname);
+  append_clean_json_string(j, o.countname);
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   j += ",\"source_format\":";
-  append_json_string(j, p.source_format);
+  append_clean_json_string(j, p.source_format);
   j += ",\"default_column\":" + std::to_string(default_column);
   j += ",\"columns\":[";
   for (size_t c = 0; c < p.columns.size(); ++c) {
     if (c) j += ',';
     j += "{\"name\":";
-    append_json_string(j, p.columns[c].name);
+    append_clean_json_string(j, p.columns[c].name);
     j += ",\"unit\":";
-    append_json_string(j, p.columns[c].unit);
+    append_clean_json_string(j, p.columns[c].unit);
     j += '}';
   }
   j += "],\"categories\":[";
   for (size_t c = 0; c < categories.size(); ++c) {
     if (c) j += ',';
-    append_json_string(j, categories[c]);
+    append_clean_json_string(j, categories[c]);
   }
   j += "],\"inputs\":[";
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     if (i) j += ',';
-    append_json_string(j, p.inputs[i]);
+    append_clean_json_string(j, p.inputs[i]);
   }
   j += "],\"facts\":[";
   for (size_t i = 0; i < p.facts.size(); ++i) {
     if (i) j += ',';
     j += '[';
-    append_json_string(j, p.facts[i].first);
+    append_clean_json_string(j, p.facts[i].first);
     j += ',';
-    append_json_string(j, p.facts[i].second);
+    append_clean_json_string(j, p.facts[i].second);
     j += ']';
   }
   j += "],\"counters\":[";
   for (size_t i = 0; i < p.counters.size(); ++i) {
     if (i) j += ',';
     j += '[';
-    append_json_string(j, p.counters[i].what);
+    append_clean_json_string(j, p.counters[i].what);
     j += ',' + std::to_string(p.counters[i].count) + ']';
   }
   j += "]}";

@@ -1,3 +1,4 @@
+#include "flamefold/json_text.h"
 #include "flamefold/writers/top.h"
 
 #include <algorithm>
@@ -12,24 +13,6 @@ namespace flamefold {
 
 namespace {
 
-void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20)
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        else
-          out.push_back(static_cast<char>(c));
-    }
-  }
-  out.push_back('"');
-}
 
 std::string human(double w, const std::string& unit) {
   if (unit == "ns") {
