@@ -52,6 +52,37 @@ void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& dep
   }
 }
 
+// Traces are mostly written in time order: a track is usually one sorted run, or a few (a
+// handful of late events, a second stream of events appended). Merging the runs costs
+// O(n log runs); a full sort is kept for shuffled input. Keys are unique (the event id breaks
+// ties), so every correct sort gives the same order.
+template <class Before>
+void sort_keys(std::vector<SortKey>& keys, Before before) {
+  const size_t n = keys.size();
+  std::vector<size_t> bounds{0};  // run starts, then n
+  for (size_t i = 1; i < n; ++i)
+    if (before(keys[i], keys[i - 1])) {
+      bounds.push_back(i);
+      if (bounds.size() > n / 16 + 2) {
+        std::sort(keys.begin(), keys.end(), before);
+        return;
+      }
+    }
+  bounds.push_back(n);
+  if (bounds.size() <= 2) return;
+  std::vector<SortKey> merged(n);
+  while (bounds.size() > 2) {
+    std::vector<size_t> next{0};
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      size_t a = bounds[r], m = bounds[r + 1], b = r + 2 < bounds.size() ? bounds[r + 2] : m;
+      std::merge(keys.begin() + a, keys.begin() + m, keys.begin() + m, keys.begin() + b, merged.begin() + a, before);
+      next.push_back(b);
+    }
+    keys.swap(merged);
+    bounds.swap(next);
+  }
+}
+
 }  // namespace
 
 void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
@@ -95,9 +126,7 @@ void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start
     if (a.depth != b.depth) return a.depth < b.depth;
     return a.event < b.event;
   };
-  // Traces are mostly written in time order: skip the sort when it has nothing to do. Keys are
-  // unique (the event id breaks ties), so an unstable sort gives the same order.
-  if (!std::is_sorted(keys.begin(), keys.end(), before)) std::sort(keys.begin(), keys.end(), before);
+  sort_keys(keys, before);
 
   struct Open {
     NodeId node;

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
@@ -25,6 +27,8 @@ constexpr uint64_t kOpLink = 1ull << 62;
 constexpr uint64_t kCannLink = 1ull << 61;
 constexpr uint32_t kExcluded = UINT32_MAX - 1;
 constexpr uint32_t kUnset = UINT32_MAX - 3;  // a linked id whose row was not read yet
+// Host tables with at least this many rows are read by two connections at once.
+constexpr int64_t kParallelRows = 200000;
 
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
@@ -96,6 +100,26 @@ class IdIndex {
   U64Map sparse_{1024};
 };
 
+// One host-table row as read (INT64_MIN = NULL).
+struct HostRow {
+  int64_t b, e, gtid, name, link, callchain;
+};
+
+// One TASK row as read; the null bits say which optional columns were NULL.
+struct TaskRow {
+  int64_t b, e, device, stream, link, task_id, task_type, pid;
+  uint8_t nulls;
+};
+enum : uint8_t { kNoTime = 1, kNoLink = 2, kNoTaskId = 4, kNoTaskType = 8 };
+// What read_tasks reads: (COMPUTE_TASK_INFO id, name) pairs and the TASK rows.
+struct TaskRows {
+  std::vector<std::pair<int64_t, int64_t>> names;
+  std::vector<TaskRow> rows;
+};
+struct TaskQueries {
+  std::string names_sql, tasks_sql;
+};
+
 class AscendReader {
  public:
   AscendReader(const std::string& path, const ReadOptions& read, const AscendOptions& o) : path_(path), read_(read), o_(o) {}
@@ -123,6 +147,10 @@ class AscendReader {
     bool pytorch = std::string_view(host_table) == "PYTORCH_API";
     has_pytorch_ = pytorch;
     if (pytorch) {
+      // TASK's queries do not depend on the host tables unless CANN_API is read as launches;
+      // the host table's second connection starts now and reads TASK after its rows.
+      if (!o_.cann_launches) start_task_prefetch();
+      start_host_early(host_table);
       if (o_.for_flamegraph) read_connections();
       read_host(host_table, /*launches=*/false);
       if (o_.for_flamegraph) choose_launching_ops();
@@ -172,6 +200,25 @@ class AscendReader {
   int64_t last_gtid_ = INT64_MIN;
   uint32_t last_track_ = 0;  // an msprof API table that links by globalTaskId
   std::vector<std::pair<uint32_t, int64_t>> op_callchains_;  // (event, callchainId)
+  // TASK rows read ahead by the host table's second connection (start_task_prefetch).
+  struct Prefetch {
+    TaskQueries queries;
+    TaskRows rows;
+    std::exception_ptr error;
+    bool wanted = false;
+    bool done = false;
+  } prefetch_;
+  // The host table's second connection. Declared last: joined first on the way out (an error
+  // on the main connection), before anything its thread writes to is destroyed.
+  struct UpperReader {
+    std::string table;
+    std::vector<HostRow> rows;
+    std::exception_ptr error;
+    std::thread thread;
+    ~UpperReader() {
+      if (thread.joinable()) thread.join();
+    }
+  } upper_;
 
   void check_size() {
     struct stat st;
@@ -245,9 +292,8 @@ class AscendReader {
   }
 
   // Frame of a host call name (cached per table and STRING_IDS id); kExcluded for ProfilerStep#.
-  uint32_t host_frame(uint64_t table, const Statement& s, int col, bool& empty_name) {
+  uint32_t host_frame(uint64_t table, int64_t raw, bool& empty_name) {
     empty_name = false;
-    int64_t raw = s.i64_or(col, INT64_MIN);
     if (raw == INT64_MIN) {
       empty_name = true;
       return unknown_frame();
@@ -255,7 +301,7 @@ class AscendReader {
     uint64_t key = (table << 60) | (static_cast<uint64_t>(raw) & 0x0FFFFFFFFFFFFFFFull);
     uint32_t f = frames_.find(key);
     if (f == U64Map::kMissing) {
-      StrId name = strings_.find(static_cast<uint64_t>(s.i64(col)));
+      StrId name = strings_.find(static_cast<uint64_t>(raw));
       Symbols& sym = out_.timeline.symbols;
       if (name == U64Map::kMissing || sym.strings[name].empty()) f = kExcluded - 1;  // empty: no STRING_IDS value
       else if (is_profiler_step(sym.strings[name])) f = kExcluded;
@@ -282,7 +328,23 @@ class AscendReader {
     return categories_[3];
   }
 
-  void read_host(const char* table, bool launches) {
+  static HostRow fetch_host_row(const Statement& s, bool link_col, bool chain_col) {
+    return HostRow{s.time_ns(0),
+                   s.time_ns(1),
+                   s.i64_or(2, INT64_MIN),
+                   s.i64_or(3, INT64_MIN),
+                   link_col ? s.i64_or(4, INT64_MIN) : INT64_MIN,
+                   chain_col && !s.is_null(5) ? s.i64(5) : INT64_MIN};
+  }
+
+  // What read_host reads from a host table; throws when the table lacks the needed columns.
+  struct HostPlan {
+    std::string table, place, select;
+    bool pytorch = false, link_col = false, chain_col = false;
+    int64_t max_rowid = 0;
+    int64_t split = -1;  // rowids above it are read by a second connection; -1 = one scan
+  };
+  HostPlan plan_host(const char* table, bool launches) {
     std::vector<std::string> cols = db_->columns(table);
     std::string start = pick(cols, {"startNs", "start"}), end = pick(cols, {"endNs", "end"});
     if (start.empty() || end.empty() || sqlite::find_column(cols, "globalTid") < 0)
@@ -292,99 +354,225 @@ class AscendReader {
       link = pick(cols, {"globalTaskId"});
       launch_by_task_id_ = !link.empty();
     }
-    bool pytorch = std::string_view(table) == "PYTORCH_API";
-    std::string callchain = pytorch && o_.callchains ? pick(cols, {"callchainId"}) : "";
-    Statement s = db_->prepare(select_list({start, end, "globalTid", pick(cols, {"name"}), link, callchain}, table),
-                               std::string("table ") + table);
-    Timeline& tl = out_.timeline;
-    uint64_t table_key = pytorch ? 1 : 2;
-    bool link_col = !link.empty();
-    {
-      size_t rows = static_cast<size_t>(std::max<int64_t>(0, db_->scalar(std::string("SELECT MAX(rowid) FROM ") + table, std::string("table ") + table)));
-      tl.reserve(tl.size() + rows + (pytorch ? static_cast<size_t>(std::max<int64_t>(0, db_->has_table("TASK") ? db_->scalar("SELECT MAX(rowid) FROM TASK", "table TASK") : 0)) : 0));
-    }
-    std::string where = std::string(" (") + table + ")";
-    // The seed's summary line counts the rows of the main host table only.
-    bool seed_table = !(launches && has_pytorch_);
-    while (s.step()) {
-      int64_t b = s.time_ns(0), e = s.time_ns(1);
-      if (b == INT64_MIN || e == INT64_MIN) {
-        tl.count("rows without a start or end time (left out)" + where);
-        continue;
+    HostPlan plan;
+    plan.table = table;
+    plan.pytorch = std::string_view(table) == "PYTORCH_API";
+    std::string callchain = plan.pytorch && o_.callchains ? pick(cols, {"callchainId"}) : "";
+    plan.place = std::string("table ") + table;
+    plan.select = select_list({start, end, "globalTid", pick(cols, {"name"}), link, callchain}, table);
+    plan.link_col = !link.empty();
+    plan.chain_col = !callchain.empty();
+    plan.max_rowid = std::max<int64_t>(0, db_->scalar(std::string("SELECT MAX(rowid) FROM ") + table, plan.place));
+    // Big tables: a second connection decodes the upper half of the rowids on another core
+    // while this one reads and places the lower half; its rows are placed afterwards, so the
+    // events come out in the same (rowid) order as one scan gives.
+    const bool rowid_is_column = sqlite::find_column(cols, "rowid") >= 0;
+    if (!rowid_is_column && plan.max_rowid >= kParallelRows) plan.split = plan.max_rowid / 2;
+    return plan;
+  }
+
+  // Starts the second connection on the upper rows of a planned host table; once done, it
+  // also reads TASK if asked (prefetch_), as the main connection is then still placing rows.
+  void start_upper_reader(const HostPlan& plan) {
+    if (plan.split < 0) return;
+    upper_.table = plan.table;
+    upper_.rows.clear();
+    upper_.error = nullptr;
+    upper_.thread = std::thread([this, plan] {
+      try {
+        Db other = Db::open(path_);
+        Statement u = other.prepare(plan.select + " WHERE rowid > ?", plan.place);
+        u.bind(1, plan.split);
+        upper_.rows.reserve(static_cast<size_t>(std::min<int64_t>(plan.max_rowid - plan.split, int64_t(1) << 24)));  // rowids may be sparse
+        while (u.step()) upper_.rows.push_back(fetch_host_row(u, plan.link_col, plan.chain_col));
+        if (prefetch_.wanted && !prefetch_.done) {
+          prefetch_.done = true;
+          try {
+            fetch_tasks(other, prefetch_.queries, prefetch_.rows);
+          } catch (...) {
+            prefetch_.error = std::current_exception();  // rethrown where read_tasks reads TASK
+          }
+        }
+      } catch (...) {
+        upper_.error = std::current_exception();
       }
-      int64_t global_tid = s.i64_or(2, INT64_MIN);
-      if (global_tid == INT64_MIN) {
-        tl.count("rows without a thread (left out)" + where);
-        continue;
-      }
-      bool empty_name = false;
-      uint32_t f = host_frame(table_key, s, 3, empty_name);
-      if (f == kExcluded) continue;  // ProfilerStep# ranges, as the seed leaves them out
-      if (e <= b) {
-        tl.count(seed_table ? std::string("non-positive durations skipped") : "non-positive durations skipped" + where);
-        continue;
-      }
-      if (empty_name)
-        tl.count(seed_table ? std::string("empty API names replaced with unknown") : "empty API names replaced with unknown" + where);
-      EventKind kind = EventKind::HostRange;
-      uint64_t corr = 0;
-      int64_t link = link_col ? s.i64_or(4, INT64_MIN) : INT64_MIN;
-      if (link != INT64_MIN && launches) {
-        kind = EventKind::Launch;
-        corr = kCannLink | static_cast<uint64_t>(link);
-      }
-      uint32_t ev = tl.add(host_track(global_tid), b, e, f, kind, corr);
-      if (!launches && link != INT64_MIN && !connections_.empty()) {
-        // Remember the earliest row per linked id (see choose_launching_ops).
-        uint64_t id = static_cast<uint64_t>(link);
-        uint32_t have = linked_ids_.find(id);
-        if (have != U64Map::kMissing && (have == kUnset || b < tl.start[have])) linked_ids_.set(id, ev);
-      }
-      if (!callchain.empty() && !s.is_null(5)) op_callchains_.emplace_back(ev, s.i64(5));
-      ++host_rows_;
+    });
+  }
+
+  // Starts reading the upper half of a host table before the tables read ahead of it; any
+  // failure here is left for read_host to meet (and report) at its usual place.
+  void start_host_early(const char* table) {
+    try {
+      start_upper_reader(plan_host(table, /*launches=*/false));
+    } catch (const InputError&) {
     }
   }
 
-  void read_tasks() {
-    if (!db_->has_table("TASK")) return;
+  void read_host(const char* table, bool launches) {
+    const HostPlan plan = plan_host(table, launches);
+    Timeline& tl = out_.timeline;
+    {
+      size_t rows = static_cast<size_t>(plan.max_rowid);
+      tl.reserve(tl.size() + rows + (plan.pytorch ? static_cast<size_t>(std::max<int64_t>(0, db_->has_table("TASK") ? db_->scalar("SELECT MAX(rowid) FROM TASK", "table TASK") : 0)) : 0));
+    }
+    if (!(upper_.thread.joinable() && upper_.table == plan.table)) {
+      if (upper_.thread.joinable()) upper_.thread.join();
+      start_upper_reader(plan);
+    }
+    const int64_t split = plan.split;
+    Statement s = db_->prepare(split >= 0 ? plan.select + " WHERE rowid <= ?" : plan.select, plan.place);
+    if (split >= 0) s.bind(1, split);
+    HostContext ctx{table, launches, plan.pytorch ? 1u : 2u, std::string(" (") + table + ")",
+                    // The seed's summary line counts the rows of the main host table only.
+                    !(launches && has_pytorch_)};
+    while (s.step()) place_host_row(ctx, fetch_host_row(s, plan.link_col, plan.chain_col));
+    if (split >= 0) {
+      upper_.thread.join();
+      if (upper_.error) std::rethrow_exception(upper_.error);
+      std::vector<HostRow> upper = std::move(upper_.rows);
+      upper_.rows = {};
+      for (const HostRow& r : upper) place_host_row(ctx, r);
+    }
+  }
+
+  struct HostContext {
+    const char* table;
+    bool launches;
+    uint64_t table_key;
+    std::string where;
+    bool seed_table;
+  };
+
+  void place_host_row(const HostContext& c, const HostRow& r) {
+    Timeline& tl = out_.timeline;
+    const int64_t b = r.b, e = r.e;
+    if (b == INT64_MIN || e == INT64_MIN) {
+      tl.count("rows without a start or end time (left out)" + c.where);
+      return;
+    }
+    if (r.gtid == INT64_MIN) {
+      tl.count("rows without a thread (left out)" + c.where);
+      return;
+    }
+    bool empty_name = false;
+    uint32_t f = host_frame(c.table_key, r.name, empty_name);
+    if (f == kExcluded) return;  // ProfilerStep# ranges, as the seed leaves them out
+    if (e <= b) {
+      tl.count(c.seed_table ? std::string("non-positive durations skipped") : "non-positive durations skipped" + c.where);
+      return;
+    }
+    if (empty_name)
+      tl.count(c.seed_table ? std::string("empty API names replaced with unknown")
+                            : "empty API names replaced with unknown" + c.where);
+    EventKind kind = EventKind::HostRange;
+    uint64_t corr = 0;
+    const int64_t link = r.link;
+    if (link != INT64_MIN && c.launches) {
+      kind = EventKind::Launch;
+      corr = kCannLink | static_cast<uint64_t>(link);
+    }
+    uint32_t ev = tl.add(host_track(r.gtid), b, e, f, kind, corr);
+    if (!c.launches && link != INT64_MIN && !connections_.empty()) {
+      // Remember the earliest row per linked id (see choose_launching_ops).
+      uint64_t id = static_cast<uint64_t>(link);
+      uint32_t have = linked_ids_.find(id);
+      if (have != U64Map::kMissing && (have == kUnset || b < tl.start[have])) linked_ids_.set(id, ev);
+    }
+    if (r.callchain != INT64_MIN) op_callchains_.emplace_back(ev, r.callchain);
+    ++host_rows_;
+  }
+
+  // The queries read_tasks runs; throws like read_tasks when TASK has no times.
+  TaskQueries task_queries() const {
+    TaskQueries q;
     std::vector<std::string> cols = db_->columns("TASK");
     std::string start = pick(cols, {"startNs", "start"}), end = pick(cols, {"endNs", "end"});
     if (start.empty() || end.empty()) throw InputError(path_, "table TASK", "has no startNs/endNs (or start/end) columns");
     // The id that names a task in COMPUTE_TASK_INFO: globalTaskId, or correlationId in the oldest schema.
     std::string task_id = pick(cols, {"globalTaskId", "correlationId"});
-    U64Map names(1024);
     if (db_->has_table("COMPUTE_TASK_INFO") && !task_id.empty()) {
       std::vector<std::string> ccols = db_->columns("COMPUTE_TASK_INFO");
       std::string cid = sqlite::find_column(ccols, task_id) >= 0 ? task_id : pick(ccols, {"globalTaskId", "correlationId"});
-      if (!cid.empty() && sqlite::find_column(ccols, "name") >= 0) {
-        Statement c = db_->prepare(select_list({cid, "name"}, "COMPUTE_TASK_INFO"), "table COMPUTE_TASK_INFO");
-        while (c.step()) {
-          if (c.is_null(0) || c.is_null(1)) continue;
-          StrId n = strings_.find(static_cast<uint64_t>(c.i64(1)));
-          if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(c.i64(0)), n);
-        }
-      }
+      if (!cid.empty() && sqlite::find_column(ccols, "name") >= 0) q.names_sql = select_list({cid, "name"}, "COMPUTE_TASK_INFO");
     }
     std::string link = launch_by_task_id_ ? task_id : pick(cols, {"connectionId"});
-    Statement s = db_->prepare(
-        select_list({start, end, pick(cols, {"deviceId"}), pick(cols, {"streamId"}), link, task_id, pick(cols, {"taskType"}),
-                     pick(cols, {"globalPid"})},
-                    "TASK"),
-        "table TASK");
+    q.tasks_sql = select_list({start, end, pick(cols, {"deviceId"}), pick(cols, {"streamId"}), link, task_id,
+                               pick(cols, {"taskType"}), pick(cols, {"globalPid"})},
+                              "TASK");
+    return q;
+  }
+
+  static void fetch_tasks(const Db& db, const TaskQueries& q, TaskRows& out) {
+    if (!q.names_sql.empty()) {
+      Statement c = db.prepare(q.names_sql, "table COMPUTE_TASK_INFO");
+      while (c.step())
+        if (!c.is_null(0) && !c.is_null(1)) out.names.emplace_back(c.i64(0), c.i64(1));
+    }
+    Statement s = db.prepare(q.tasks_sql, "table TASK");
+    while (s.step()) {
+      TaskRow r{};
+      if (s.is_null(0) || s.is_null(1)) {
+        r.nulls = kNoTime;
+        out.rows.push_back(r);
+        continue;
+      }
+      r.b = s.time_ns(0);
+      r.e = s.time_ns(1);
+      r.device = s.i64(2);
+      r.stream = s.i64(3);
+      r.pid = s.i64(7);
+      if (s.is_null(4)) r.nulls |= kNoLink;
+      else r.link = s.i64(4);
+      if (s.is_null(5)) r.nulls |= kNoTaskId;
+      else r.task_id = s.i64(5);
+      if (s.is_null(6)) r.nulls |= kNoTaskType;
+      else r.task_type = s.i64(6);
+      out.rows.push_back(r);
+    }
+  }
+
+  // Asks read_host's second connection to read TASK (and COMPUTE_TASK_INFO) once its share of
+  // the host table is read.
+  void start_task_prefetch() {
+    if (!db_->has_table("TASK")) return;
+    std::vector<std::string> cols = db_->columns("TASK");
+    if (pick(cols, {"startNs", "start"}).empty() || pick(cols, {"endNs", "end"}).empty()) return;  // read_tasks says so
+    try {
+      prefetch_.queries = task_queries();
+      prefetch_.wanted = true;
+    } catch (const InputError&) {
+      // read_tasks meets it again at its usual place
+    }
+  }
+
+  void read_tasks() {
+    if (!db_->has_table("TASK")) return;
+    TaskRows got;
+    if (prefetch_.done) {
+      if (prefetch_.error) std::rethrow_exception(prefetch_.error);
+      got = std::move(prefetch_.rows);
+    } else {
+      fetch_tasks(*db_, task_queries(), got);
+    }
+    U64Map names(1024);
+    for (auto [id, name] : got.names) {
+      StrId n = strings_.find(static_cast<uint64_t>(name));
+      if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(id), n);
+    }
     Timeline& tl = out_.timeline;
     Symbols& sym = tl.symbols;
     U64Map task_frames(256);  // (compute? << 40 | name id) -> frame
-    while (s.step()) {
-      if (s.is_null(0) || s.is_null(1)) {
+    for (const TaskRow& r : got.rows) {
+      if (r.nulls & kNoTime) {
         tl.count("NPU tasks without a start or end time (left out)");
         continue;
       }
-      int64_t b = s.time_ns(0), e = s.time_ns(1);
+      int64_t b = r.b, e = r.e;
       if (e < b) {
         tl.count("NPU tasks ending before they start (left out)");
         continue;
       }
-      int64_t device = s.i64(2), stream = s.i64(3);
+      int64_t device = r.device, stream = r.stream;
       uint64_t dkey = (static_cast<uint64_t>(device & 0xFFFFFFFF) << 32) | static_cast<uint64_t>(stream & 0xFFFFFFFF);
       uint32_t track = device_tracks_.find(dkey);
       if (track == U64Map::kMissing) {
@@ -392,15 +580,15 @@ class AscendReader {
         t.device = true;
         t.device_index = static_cast<int32_t>(device);
         t.tid = stream;
-        t.pid = s.i64(7);
+        t.pid = r.pid;
         t.name = sym.strings.intern("stream " + std::to_string(stream));
         track = tl.add_track(t);
         device_tracks_.set(dkey, track);
       }
       // Name: the compute task's op name, else the task type (EVENT_RECORD, MEMCPY_ASYNC ...).
-      StrId name = s.is_null(5) ? U64Map::kMissing : names.find(static_cast<uint64_t>(s.i64(5)));
+      StrId name = (r.nulls & kNoTaskId) ? U64Map::kMissing : names.find(static_cast<uint64_t>(r.task_id));
       bool compute = name != U64Map::kMissing;
-      if (!compute && !s.is_null(6)) name = strings_.find(static_cast<uint64_t>(s.i64(6)));
+      if (!compute && !(r.nulls & kNoTaskType)) name = strings_.find(static_cast<uint64_t>(r.task_type));
       if (name == U64Map::kMissing) name = sym.strings.intern("task");
       uint64_t fkey = (compute ? 1ull << 40 : 0) | name;
       uint32_t f = task_frames.find(fkey);
@@ -409,8 +597,8 @@ class AscendReader {
         task_frames.set(fkey, f);
       }
       uint64_t corr = 0;
-      if (!s.is_null(4)) {
-        uint64_t c = static_cast<uint64_t>(s.i64(4));
+      if (!(r.nulls & kNoLink)) {
+        uint64_t c = static_cast<uint64_t>(r.link);
         uint32_t op = op_of_connection_.find(c);
         corr = op != U64Map::kMissing ? (kOpLink | op) : (kCannLink | c);
       }
