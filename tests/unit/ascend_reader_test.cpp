@@ -329,3 +329,25 @@ TEST(AscendReaderReal, PerThreadTotalsEqualSeed000) {
   }
   EXPECT_GE(compared, 3u);
 }
+
+// Host tables of 200k rows or more are read by two SQLite connections (rowid halves placed in
+// order); -j 1 forces one scan. Both must give the same bytes, in every view.
+TEST(AscendReader, TwoConnectionReadEqualsOneScanOnABigTable) {
+  std::string sql = std::string(kTorchNpu) + R"(;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 240000)
+INSERT INTO PYTORCH_API
+  SELECT CAST(20000 + i * 100 AS TEXT), CAST(20000 + i * 100 + 40 + (i % 3) * 50 AS TEXT),
+         30064771142 + (i % 2), CASE WHEN i % 7 = 0 THEN 5 ELSE NULL END,
+         CASE WHEN i % 5 = 0 THEN 268435456 ELSE 268435457 END, NULL, NULL, NULL, NULL, NULL, 50001
+  FROM n)";
+  std::string db = make_db("ascend_pytorch_profiler_big_0.db", sql);
+  for (const std::string& weight : {std::string(""), std::string(" --weight npu")}) {
+    test::RunResult two = test::flamefold("collapse " + db + weight);
+    test::RunResult one = test::flamefold("collapse -j 1 " + db + weight);
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_GT(two.out.size(), 50u);
+    EXPECT_EQ(two.out, one.out) << "view:" << weight;
+    EXPECT_EQ(two.err, one.err);
+  }
+}

@@ -367,7 +367,8 @@ class AscendReader {
     // while this one reads and places the lower half; its rows are placed afterwards, so the
     // events come out in the same (rowid) order as one scan gives.
     const bool rowid_is_column = sqlite::find_column(cols, "rowid") >= 0;
-    if (!rowid_is_column && plan.max_rowid >= kParallelRows) plan.split = plan.max_rowid / 2;
+    const bool one_thread = read_.threads_to_use == 1;  // -j 1: a single scan
+    if (!rowid_is_column && !one_thread && plan.max_rowid >= kParallelRows) plan.split = plan.max_rowid / 2;
     return plan;
   }
 
