@@ -1,6 +1,6 @@
 #!/bin/sh
 # Benchmarks for the nsys / Ascend database readers and the Chrome trace writer
-# (results: bench/results-db.md). Usage: bench/db.sh [BUILD_DIR]   (default build/)
+# (results: bench/RESULTS.md). Usage: bench/db.sh [BUILD_DIR]   (default build/)
 # Inputs are generated into /tmp/ffbench when missing (~3.5 GB in total, a few minutes).
 set -eu
 BUILD=${1:-build}

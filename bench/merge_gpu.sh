@@ -1,5 +1,5 @@
 #!/bin/sh
-# merge-gpu vs seed 002 on gen_gpu_cpu.py pairs (results in bench/results-pstats.md).
+# merge-gpu vs seed 002 on gen_gpu_cpu.py pairs (results in bench/RESULTS.md).
 # Usage: bench/merge_gpu.sh [BUILD_DIR] [SEED_SIZES]   (default seed sizes: 5000 10000)
 set -e
 BUILD=${1:-build-pstats}

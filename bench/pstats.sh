@@ -1,5 +1,5 @@
 #!/bin/sh
-# pstats benchmarks (results in bench/results-pstats.md):
+# pstats benchmarks (results in bench/RESULTS.md):
 #  1. 1,000,000 calls -> .prof: seed 001's generate_pstats (driver stream) vs flamefold convert
 #     of the same stream written as a PyTorch-profiler trace (bench/pstats_driver_trace.py).
 #  2. a ~12k-function pstats file (gen_pstats.py) -> call graph SVG (flamefold + Graphviz dot).
