@@ -8,26 +8,14 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/nsys.h"
+#include "sqlite_fixture.h"
 #include "test_support.h"
 
 using namespace flamefold;
 
 namespace {
 
-std::string make_db(const std::string& name, const std::string& sql) {
-  std::string path = test::tmp_path(name);
-  std::filesystem::remove(path);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  // No journal, no fsync: fixtures are throwaway files.
-  std::string script = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;" + sql + ";COMMIT;";
-  int rc = sqlite3_exec(db, script.c_str(), nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-  return path;
-}
+using test::make_db;
 
 // globalTid = (1 << 48) | (pid << 24) | tid, as nsys writes it.
 int64_t gtid(int64_t pid, int64_t tid) { return (int64_t{1} << 48) | (pid << 24) | tid; }
