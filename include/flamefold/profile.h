@@ -108,6 +108,10 @@ class Profile {
   size_t node_count() const { return parent.size(); }
   NodeId child(NodeId parent_node, FrameId f);  // finds or creates
   NodeId find_child(NodeId parent_node, FrameId f) const;  // kNone when absent
+  // Appends a child the caller knows is new (no child of parent_node has frame f yet),
+  // without touching the lookup index: it catches up on the next child()/find_child().
+  // Readers that build the tree in sorted order use it (most profiles never look a child up).
+  NodeId append_new_child(NodeId parent_node, FrameId f);
   NodeId path(NodeId from, std::span<const FrameId> frames);  // child() along frames
 
   int add_column(std::string name, std::string unit);  // returns its index
@@ -123,7 +127,9 @@ class Profile {
   void count(std::string_view what, uint64_t n = 1);  // add to a counter
 
  private:
-  U64Map child_index_;  // (parent << 32 | frame) -> node
+  void index_appended() const;
+  mutable U64Map child_index_;  // (parent << 32 | frame) -> node
+  mutable std::vector<NodeId> unindexed_;  // nodes from append_new_child() not in child_index_ yet
 };
 
 }  // namespace flamefold

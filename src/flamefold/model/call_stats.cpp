@@ -95,6 +95,7 @@ CallStats call_stats(const Profile& p, int time_column) {
   std::vector<uint32_t> near_fn(nn, kNone);  // the function of n, or of its nearest non-group ancestor
   std::vector<uint32_t> edge_of_node(nn, kNone);
   std::vector<std::pair<uint64_t, uint32_t>> pairs, sorted_pairs;
+  pairs.reserve(nn);  // at most one pair per node; growth by doubling would overshoot more
   for (NodeId n = 1; n < nn; ++n) {
     NodeId up = p.parent[n];
     if (empty_subtree(n)) continue;
@@ -119,11 +120,18 @@ CallStats call_stats(const Profile& p, int time_column) {
         pairs.swap(sorted_pairs);
       }
   }
+  // Memory peaks here on big traces: free each temporary as soon as it is done with.
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(sorted_pairs);
+  std::vector<uint32_t>().swap(near_fn);
+  size_t distinct = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) distinct += i == 0 || pairs[i].first != pairs[i - 1].first;
   std::vector<uint64_t> group_key;
+  group_key.reserve(distinct);
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (i == 0 || pairs[i].first != pairs[i - 1].first) group_key.push_back(pairs[i].first);
     edge_of_node[pairs[i].second] = static_cast<uint32_t>(group_key.size() - 1);
   }
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(pairs);
   // Renumber edges by first appearance in node order, which the walk below roughly follows:
   // its accesses to the edges then stay close together.
   {
@@ -142,8 +150,7 @@ CallStats call_stats(const Profile& p, int time_column) {
       edge.callee = static_cast<uint32_t>(group_key[g]);
     }
   }
-  std::vector<std::pair<uint64_t, uint32_t>>().swap(pairs);
-  std::vector<std::pair<uint64_t, uint32_t>>().swap(sorted_pairs);
+  std::vector<uint64_t>().swap(group_key);
   std::vector<uint32_t> edge_open(out.callers.size(), 0);
 
   // Depth-first walk keeping which functions and edges are open on the path; a second

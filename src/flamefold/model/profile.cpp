@@ -61,7 +61,25 @@ Profile::Profile() {
   next_sibling.push_back(kNone);
 }
 
+NodeId Profile::append_new_child(NodeId p, FrameId f) {
+  NodeId n = static_cast<NodeId>(parent.size());
+  parent.push_back(p);
+  frame.push_back(f);
+  first_child.push_back(kNone);
+  next_sibling.push_back(first_child[p]);
+  first_child[p] = n;
+  for (WeightColumn& c : columns) c.self.push_back(0);
+  unindexed_.push_back(n);
+  return n;
+}
+
+void Profile::index_appended() const {
+  for (NodeId n : unindexed_) child_index_.find_or_insert(uint64_t(parent[n]) << 32 | frame[n], n);
+  std::vector<NodeId>().swap(unindexed_);
+}
+
 NodeId Profile::child(NodeId p, FrameId f) {
+  if (!unindexed_.empty()) index_appended();
   NodeId fresh = static_cast<NodeId>(parent.size());
   NodeId n = child_index_.find_or_insert(uint64_t(p) << 32 | f, fresh);
   if (n != fresh) return n;
@@ -75,6 +93,7 @@ NodeId Profile::child(NodeId p, FrameId f) {
 }
 
 NodeId Profile::find_child(NodeId p, FrameId f) const {
+  if (!unindexed_.empty()) index_appended();
   NodeId n = child_index_.find(uint64_t(p) << 32 | f);
   return n == U64Map::kMissing ? kNone : n;
 }

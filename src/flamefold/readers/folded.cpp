@@ -57,6 +57,22 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
+// Length of the common prefix of a and b, eight bytes at a time (sorted lines share hundreds).
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t limit = std::min(a.size(), b.size()), i = 0;
+  for (; i + 8 <= limit; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) {
+      while (a[i] == b[i]) ++i;
+      return i;
+    }
+  }
+  while (i < limit && a[i] == b[i]) ++i;
+  return i;
+}
+
 std::string_view trim_end(std::string_view line) {
   while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
   return line;
@@ -74,6 +90,12 @@ class FrameCache {
       if (s.hash == h && s.len == text.size() && std::memcmp(text_.data() + s.begin, text.data(), text.size()) == 0)
         return s.frame;
     }
+  }
+  void prefetch_slot(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+  // The text of the entry in h's home slot (a hint only: it may be another entry's, or none).
+  void prefetch_text(uint64_t h) const {
+    const Slot& s = slots_[h & (slots_.size() - 1)];
+    if (s.frame != kNone) __builtin_prefetch(text_.data() + s.begin);
   }
   void insert(std::string_view text, uint64_t h, FrameId f) {
     if ((size_ + 1) * 2 > slots_.size()) grow();
@@ -160,26 +182,34 @@ class FoldedReader {
   // The frames of a stack, into prev_frames_; frames shared with the previous line (sorted
   // input shares long prefixes) are not interned again.
   void split(std::string_view frames) {
-    size_t common = 0, limit = std::min(frames.size(), prev_.size());
-    while (common < limit && frames[common] == prev_[common]) ++common;
+    size_t common = common_prefix(frames, prev_);
     size_t keep = 0;  // frames of the previous line that this one shares
     while (keep < prev_ends_.size() && prev_ends_[keep] < common) ++keep;
     if (keep < prev_ends_.size() && prev_ends_[keep] == frames.size() && common == frames.size()) ++keep;
     prev_ends_.resize(keep);
     prev_frames_.resize(keep);
     size_t pos = keep ? prev_ends_.back() + 1 : 0;
+    // Hash the new frames first and prefetch their cache slots, then the texts those slots
+    // point at: the lookups below then overlap their cache misses instead of queueing them.
+    pending_.clear();
     while (pos <= frames.size() && !frames.empty()) {
       size_t semi = frames.find(';', pos);
       if (semi == std::string_view::npos) semi = frames.size();
-      prev_frames_.push_back(frame(frames.substr(pos, semi - pos), prev_ends_.empty()));
-      prev_ends_.push_back(semi);
+      bool first = keep == 0 && pending_.empty();
+      uint64_t h = hash_bytes(frames.substr(pos, semi - pos)) ^ (first ? 0x9e3779b97f4a7c15ULL : 0);
+      cache_.prefetch_slot(h);
+      pending_.push_back(Pending{pos, semi, h, first});
       pos = semi + 1;
+    }
+    for (const Pending& p : pending_) cache_.prefetch_text(p.hash);
+    for (const Pending& p : pending_) {
+      prev_frames_.push_back(frame(frames.substr(p.begin, p.end - p.begin), p.hash, p.first));
+      prev_ends_.push_back(p.end);
     }
     prev_.assign(frames);
   }
 
-  FrameId frame(std::string_view text, bool first) {
-    uint64_t h = hash_bytes(text) ^ (first ? 0x9e3779b97f4a7c15ULL : 0);
+  FrameId frame(std::string_view text, uint64_t h, bool first) {
     FrameId f = cache_.find(text, h);
     if (f == kNone) {
       f = make_frame(text, first);
@@ -210,6 +240,12 @@ class FoldedReader {
   std::string prev_;
   std::vector<size_t> prev_ends_;
   std::vector<FrameId> prev_frames_;
+  struct Pending {
+    size_t begin, end;
+    uint64_t hash;
+    bool first;
+  };
+  std::vector<Pending> pending_;  // the new frames of the current line
 };
 
 }  // namespace
