@@ -150,6 +150,17 @@ TEST(SvgWriter, MinwidthOmitsNarrowFramesButKeepsTheirWeightInTheParent) {
   o.minwidth = 1200;
   auto only_root = frames_of(render(p, o));
   EXPECT_EQ(only_root.size(), 1u);
+  // flamegraph.pl's "--minwidth 0.5%": a share of the total instead of pixels.
+  o.minwidth = 0.1;
+  o.minwidth_percent = 0.01;  // 1.0001 samples: small (1 sample) goes
+  auto by_share = frames_of(render(p, o));
+  EXPECT_EQ(find_frame(by_share, "small"), nullptr);
+  EXPECT_NE(find_frame(by_share, "x"), nullptr);
+  o.minwidth_percent = 0.009;  // 0.9 samples: small stays
+  EXPECT_NE(find_frame(frames_of(render(p, o)), "small"), nullptr);
+  auto r = test::flamefold("flamegraph " + test::write_file("m.folded", "a 1\n") + " -o " + test::tmp_path("m.svg") + " --minwidth 5x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--minwidth"), std::string::npos) << r.err;
 }
 
 TEST(SvgWriter, InvertedPutsTheRootOnTop) {
