@@ -585,23 +585,22 @@ class ChromeWriter {
         uint32_t launch = launch_of_.find(corr);
         if (launch != U64Map::kMissing) {
           const Lane& from = lanes_[track_lane_[tl_.track[launch]]];
-          b += ",\n{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":";
-          append_int(b, e + 1);
-          b += ",\"pid\":";
-          append_int(b, from.pid);
-          b += ",\"tid\":";
-          append_int(b, from.tid);
-          b += ",\"ts\":";
-          append_us(b, tl_.start[launch]);
-          b += "},\n{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":";
-          append_int(b, e + 1);
-          b += ",\"pid\":";
-          append_int(b, l.pid);
-          b += ",\"tid\":";
-          append_int(b, l.tid);
-          b += ",\"ts\":";
-          append_us(b, tl_.start[e]);
-          b += '}';
+          // One arrow: its start on the launching call, its end on the device op.
+          auto flow_end = [&](const char* phase, int64_t pid, int64_t tid, int64_t ts_ns) {
+            b += ",\n{\"name\":\"launch\",\"cat\":\"flow\",";
+            b += phase;
+            b += ",\"id\":";
+            append_int(b, e + 1);
+            b += ",\"pid\":";
+            append_int(b, pid);
+            b += ",\"tid\":";
+            append_int(b, tid);
+            b += ",\"ts\":";
+            append_us(b, ts_ns);
+            b += '}';
+          };
+          flow_end("\"ph\":\"s\"", from.pid, from.tid, tl_.start[launch]);
+          flow_end("\"ph\":\"f\",\"bp\":\"e\"", l.pid, l.tid, tl_.start[e]);
           stats_.events += 2;
           ++stats_.flows;
         }
