@@ -13,6 +13,7 @@
 //   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
 // Frames are renumbered in name order and children are emitted in frame order, so the
 // viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
+#include "flamefold/utf8.h"
 #include "flamefold/json_text.h"
 #include "flamefold/writers/html.h"
 
@@ -59,23 +60,13 @@ size_t append_utf8(std::string& out, std::string_view s) {
       i = j;
       continue;
     }
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c == 0xe0) len = 3, lo = 0xa0;
-    else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) len = 3;
-    else if (c == 0xed) len = 3, hi = 0x9f;
-    else if (c == 0xf0) len = 4, lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3) len = 4;
-    else if (c == 0xf4) len = 4, hi = 0x8f;
-    bool ok = len > 0 && i + len <= n && p[i + 1] >= lo && p[i + 1] <= hi;
-    for (size_t k = 2; ok && k < len; ++k) ok = p[i + k] >= 0x80 && p[i + k] <= 0xbf;
-    if (ok) {
+    size_t len = utf8_sequence(s, i);
+    if (len) {
       out.append(s.data() + i, len);
       units += len == 4 ? 2 : 1;
       i += len;
     } else {
-      out.append("\xef\xbf\xbd");
+      out.append(kUtf8Replacement);
       units += 1;
       ++i;
     }

@@ -1,3 +1,4 @@
+#include "flamefold/utf8.h"
 #include "flamefold/writers/svg.h"
 
 #include <algorithm>
@@ -157,31 +158,15 @@ Rgb frame_colour(std::string_view palette, std::string_view name) { return colou
 
 namespace {
 
-constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+constexpr const char* kReplacement = kUtf8Replacement;
 
-// Length of the valid UTF-8 sequence at s[i] (1..4), or 0 when it is invalid (or a character
-// XML 1.0 forbids: C0 controls, U+FFFE, U+FFFF). ASCII is handled by the caller.
-size_t utf8_sequence(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) -> unsigned { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  auto cont = [&](size_t k) { return (byte(k) & 0xC0) == 0x80; };
-  unsigned c = byte(0);
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    unsigned c1 = byte(1);
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && c1 < 0xA0) return 0;   // overlong
-    if (c == 0xED && c1 > 0x9F) return 0;   // surrogates
-    if (c == 0xEF && c1 == 0xBF && (byte(2) == 0xBE || byte(2) == 0xBF)) return 0;  // U+FFFE, U+FFFF
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    unsigned c1 = byte(1);
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
-    if (c == 0xF4 && c1 > 0x8F) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
+// Like utf8_sequence, but also 0 for the characters XML 1.0 forbids (U+FFFE, U+FFFF).
+size_t xml_utf8_sequence(std::string_view s, size_t i) {
+  size_t len = utf8_sequence(s, i);
+  if (len == 3 && static_cast<unsigned char>(s[i]) == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+      (static_cast<unsigned char>(s[i + 2]) == 0xBE || static_cast<unsigned char>(s[i + 2]) == 0xBF))
+    return 0;
+  return len;
 }
 
 // 256 flags: 1 = an ASCII byte that is copied as it is.
@@ -211,7 +196,7 @@ void append_clean_utf8(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    size_t len = utf8_sequence(s, i);
+    size_t len = xml_utf8_sequence(s, i);
     if (len == 0) {
       out.append(kReplacement);
       ++i;
@@ -247,7 +232,7 @@ void append_xml_text(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    size_t len = utf8_sequence(s, i);
+    size_t len = xml_utf8_sequence(s, i);
     if (len == 0) {
       out.append(kReplacement);
       ++i;
