@@ -214,3 +214,70 @@ TEST(FoldedReader, Sniffing) {
   EXPECT_FALSE(looks_like_folded("hello world\nfoo bar\n"));
   EXPECT_FALSE(looks_like_folded("a;b .5\n"));
 }
+
+TEST(FoldedReader, RepeatedStacksAddUpWhetherAdjacentOrNot) {
+  // Sorted with repeats side by side (listed, merged as they come) ...
+  EXPECT_EQ(folded(read_text("a;b 1\na;b 2\na;b;c 4\n")), "a;b 3\na;b;c 4\n");
+  // ... a trailing ';' is the same stack ...
+  EXPECT_EQ(folded(read_text("a;b 1\na;b; 2\n")), "a;b 3\n");
+  // ... and a repeat after the input stopped being sorted (the listed stacks move to a table).
+  Profile p = read_text("a;b 1\na;c 2\na;b 4\na;c;d 1\na;c 3\n");
+  EXPECT_EQ(folded(p), "a;b 5\na;c 5\na;c;d 1\n");
+  EXPECT_EQ(p.node_count(), 5u);  // root a b c d: repeats share their nodes
+}
+
+namespace {
+
+// A folded file of about `bytes` bytes: stacks from a small random tree, some repeated, some
+// bad lines, sorted or not (after a sorted start).
+std::string generated_folded(size_t bytes, bool sorted, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> lines;
+  size_t size = 0;
+  while (size < bytes) {
+    std::string line;
+    int depth = 1 + static_cast<int>(rng() % 12);
+    for (int d = 0; d < depth; ++d) {
+      if (d) line += ';';
+      line += "fn_" + std::to_string(rng() % (d < 3 ? 3 : 40)) + "_with_a_longer_name";
+    }
+    if (rng() % 1000 == 0)
+      line += " no-count";  // a bad line
+    else
+      line += " " + std::to_string(1 + rng() % 50);
+    size += line.size() + 1;
+    lines.push_back(std::move(line));
+  }
+  // Unsorted input still starts with a sorted stretch longer than the sniffing head, so the
+  // reader starts its worker threads and finds out later.
+  std::sort(lines.begin(), sorted ? lines.end() : lines.begin() + 2000);
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  return text;
+}
+
+}  // namespace
+
+TEST(FoldedReader, ParallelReadGivesTheSameProfileAsOneThread) {
+  for (bool sorted : {true, false}) {
+    // Above the size where the reader starts worker threads.
+    std::string path = test::write_file(sorted ? "par_sorted.folded" : "par_shuffled.folded",
+                                        generated_folded(12 << 20, sorted, sorted ? 7 : 11));
+    auto read = [&](unsigned threads) {
+      Input in = Input::open(path);
+      ReadOptions o;
+      o.threads_to_use = threads;
+      return read_folded(in, o);
+    };
+    Profile one = read(1), two = read(2);
+    SCOPED_TRACE(sorted ? "sorted" : "shuffled");
+    EXPECT_EQ(folded(one), folded(two));
+    EXPECT_EQ(one.node_count(), two.node_count());
+    EXPECT_EQ(fact(one, "stack lines"), fact(two, "stack lines"));
+    ASSERT_FALSE(one.counters.empty());
+    ASSERT_FALSE(two.counters.empty());
+    EXPECT_EQ(one.counters[0].what, two.counters[0].what);  // names the same first bad line
+    EXPECT_EQ(one.counters[0].count, two.counters[0].count);
+    EXPECT_GT(one.node_count(), 1000u);
+  }
+}

@@ -1,13 +1,22 @@
 #include "flamefold/readers/folded.h"
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
+#include "flamefold/heap.h"
 #include "flamefold/progress.h"
+#include "flamefold/readers/parallel_feed.h"
 #include "flamefold/readers/stack_table.h"
 #include "flamefold/readers/text_source.h"
 
@@ -57,17 +66,22 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-// Length of the common prefix of a and b, eight bytes at a time (sorted lines share hundreds).
+// Length of the common prefix of a and b, 16 bytes at a time (sorted lines share hundreds).
 size_t common_prefix(std::string_view a, std::string_view b) {
   size_t limit = std::min(a.size(), b.size()), i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= limit; i += 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.data() + i));
+    __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.data() + i));
+    unsigned differ = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y))) & 0xFFFFu;
+    if (differ) return i + static_cast<size_t>(__builtin_ctz(differ));
+  }
+#endif
   for (; i + 8 <= limit; i += 8) {
     uint64_t x, y;
     std::memcpy(&x, a.data() + i, 8);
     std::memcpy(&y, b.data() + i, 8);
-    if (x != y) {
-      while (a[i] == b[i]) ++i;
-      return i;
-    }
+    if (x != y) break;
   }
   while (i < limit && a[i] == b[i]) ++i;
   return i;
@@ -127,11 +141,15 @@ class FrameCache {
   size_t size_ = 0;
 };
 
+// Reads folded lines into frames and stacks. Several can read parts of one input in
+// parallel (each sees its parts in input order) and be combined with absorb() at the end.
 class FoldedReader {
  public:
-  FoldedReader() { thread_category_ = symbols.category(category::kThread); }
+  explicit FoldedReader(bool cpython) : cpython(cpython) { thread_category_ = symbols.category(category::kThread); }
 
+  // Whole lines of the input (a job); line numbers in job_* count from the job's start.
   void feed(std::string_view text) {
+    job_lines = job_first_bad = 0;
     const char* at = text.data();
     const char* end = at + text.size();
     while (at < end) {
@@ -140,23 +158,60 @@ class FoldedReader {
       line(std::string_view(at, static_cast<size_t>(line_end - at)));
       at = nl ? nl + 1 : end;
     }
+    lines += job_lines;
+    // The previous line must outlive the job's buffer: copy it once per job, not per line.
+    if (prev_.data() != prev_owned_.data()) {
+      prev_owned_.assign(prev_);
+      prev_ = prev_owned_;
+    }
   }
 
-  uint64_t lines = 0, stacks = 0, bad = 0, first_bad = 0, differential = 0;
-  bool cpython = false;
-  // Frames and distinct stacks as read; the call tree is built from them at the end.
+  // Takes over another reader's stacks (frames re-interned by name) and counts.
+  void absorb(FoldedReader& other) {
+    std::vector<FrameId> map(other.symbols.frame_count());
+    for (FrameId f = 0; f < map.size(); ++f) {
+      const Frame& fr = other.symbols[f];
+      map[f] = symbols.frame(other.symbols.strings[fr.name], other.symbols.strings[fr.file], fr.line,
+                             symbols.category(other.symbols.category_name(fr.category)));
+    }
+    if (sorted_ && other.sorted_) {
+      list_.append(other.list_, map);
+    } else {
+      use_table();
+      auto add = [&](FrameId* f, uint32_t n, double weight) {
+        for (uint32_t k = 0; k < n; ++k) f[k] = map[f[k]];
+        table_.add(f, n, stack_table::hash_frames(f, n), weight);
+      };
+      other.list_.rewrite(add);
+      other.table_.rewrite(add);
+    }
+    lines += other.lines;
+    stacks += other.stacks;
+    bad += other.bad;
+    differential += other.differential;
+  }
+
+  void build(Profile& p) {
+    if (sorted_)
+      stack_table::build_profile(symbols, list_, p);
+    else
+      stack_table::build_profile(symbols, table_, p);
+  }
+
+  const bool cpython;
+  uint64_t lines = 0, stacks = 0, bad = 0, differential = 0;
+  uint64_t job_lines = 0, job_first_bad = 0;  // of the last feed()
   Symbols symbols;
-  stack_table::StackTable table;
 
  private:
   void line(std::string_view l) {
-    ++lines;
+    ++job_lines;
     l = trim_end(l);
     if (l.empty()) return;
     size_t count_at;
     double count;
     if (!split_count(l, count_at, count)) {
-      if (!bad) first_bad = lines;
+      if (!job_first_bad) job_first_bad = job_lines;
       ++bad;
       return;
     }
@@ -168,21 +223,44 @@ class FoldedReader {
       ++differential;
       frames = frames.substr(0, second_at - 1);
     }
-    if (!decided_) {
-      cpython = frames.substr(0, 4) == "tid:";
-      decided_ = true;
-    }
     while (!frames.empty() && frames.back() == ';') frames.remove_suffix(1);  // Perl's split
-    split(frames);
-    table.add(prev_frames_.data(), static_cast<uint32_t>(prev_frames_.size()),
-              stack_table::hash_frames(prev_frames_.data(), prev_frames_.size()), count);
     ++stacks;
+    size_t common = common_prefix(frames, prev_);
+    if (common == frames.size() && common == prev_.size() && have_prev_) {
+      add_repeat(count);  // the same stack as the line before
+      return;
+    }
+    // Sorted so far: every line sorts after the one before (byte order). While that holds,
+    // stacks are only listed; a line out of order moves them into a hash table.
+    if (sorted_ && have_prev_ && common < prev_.size() &&
+        (common == frames.size() || static_cast<unsigned char>(frames[common]) < static_cast<unsigned char>(prev_[common])))
+      use_table();
+    split(frames, common);
+    have_prev_ = true;
+    if (sorted_)
+      list_.add(prev_frames_.data(), static_cast<uint32_t>(prev_frames_.size()), count);
+    else
+      table_.add(prev_frames_.data(), static_cast<uint32_t>(prev_frames_.size()),
+                 stack_table::hash_frames(prev_frames_.data(), prev_frames_.size()), count);
+  }
+
+  void add_repeat(double count) {
+    if (sorted_)
+      list_.add_to_last(count);
+    else
+      table_.add(prev_frames_.data(), static_cast<uint32_t>(prev_frames_.size()),
+                 stack_table::hash_frames(prev_frames_.data(), prev_frames_.size()), count);
+  }
+
+  void use_table() {
+    if (!sorted_) return;
+    list_.move_into(table_);
+    sorted_ = false;
   }
 
   // The frames of a stack, into prev_frames_; frames shared with the previous line (sorted
   // input shares long prefixes) are not interned again.
-  void split(std::string_view frames) {
-    size_t common = common_prefix(frames, prev_);
+  void split(std::string_view frames, size_t common) {
     size_t keep = 0;  // frames of the previous line that this one shares
     while (keep < prev_ends_.size() && prev_ends_[keep] < common) ++keep;
     if (keep < prev_ends_.size() && prev_ends_[keep] == frames.size() && common == frames.size()) ++keep;
@@ -206,7 +284,7 @@ class FoldedReader {
       prev_frames_.push_back(frame(frames.substr(p.begin, p.end - p.begin), p.hash, p.first));
       prev_ends_.push_back(p.end);
     }
-    prev_.assign(frames);
+    prev_ = frames;
   }
 
   FrameId frame(std::string_view text, uint64_t h, bool first) {
@@ -236,8 +314,11 @@ class FoldedReader {
 
   CategoryId thread_category_;
   FrameCache cache_;
-  bool decided_ = false;
-  std::string prev_;
+  bool sorted_ = true, have_prev_ = false;
+  stack_table::StackList list_;
+  stack_table::StackTable table_;
+  std::string_view prev_;   // the previous line's frames (in the job's text, or prev_owned_)
+  std::string prev_owned_;
   std::vector<size_t> prev_ends_;
   std::vector<FrameId> prev_frames_;
   struct Pending {
@@ -291,20 +372,100 @@ bool looks_like_folded(std::string_view head) {
   return good > 0 && good >= bad * 4;
 }
 
+namespace {
+
+// Whether the first stack line starts with CPython's "tid:N" thread frame (seed 004's dialect):
+// decided once from the head of the input, so every worker of a parallel read agrees.
+bool starts_with_thread_frame(std::string_view head) {
+  TextEncoding enc = detect_text_encoding(head);
+  std::string decoded;
+  if (enc != TextEncoding::Utf8) {
+    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
+    head = decoded;
+  }
+  if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
+  size_t pos = 0, at;
+  double count;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) break;
+    std::string_view line = trim_end(head.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (!line.empty() && split_count(line, at, count)) return line.substr(0, 4) == "tid:";
+  }
+  return head.substr(pos, 4) == "tid:";  // one line longer than the head
+}
+
+// Whether the whole lines of the head come in byte order, as stackcollapse-* writes them.
+// Worker threads pay off only then: on unsorted input each builds a hash table of its own
+// stacks, and merging those costs about what the second thread saved.
+bool head_is_sorted(std::string_view head) {
+  std::string_view prev;
+  size_t pos = 0, lines = 0;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) break;
+    std::string_view line = trim_end(head.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (line.empty()) continue;
+    if (++lines > 1 && line < prev) return false;
+    prev = line;
+  }
+  return true;
+}
+
+}  // namespace
+
 Profile read_folded(Input& input, const ReadOptions& options) {
   Profile p;
   p.source_format = "folded";
   p.inputs.push_back(input.path());
+  // The tree's arrays are built in one go: page faults would be a third of the time.
+  if (input.size_on_disk() != 0 && input.size_on_disk() < (256u << 20)) heap_prefer_huge_pages();
+  const bool cpython = starts_with_thread_frame(input.head());
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
-  FoldedReader reader;
-  std::string_view chunk;
-  while (src.next(chunk)) {
-    reader.feed(chunk);
-    progress.update(src.consumed());
+
+  unsigned workers = options.threads_to_use ? options.threads_to_use : std::thread::hardware_concurrency();
+  workers = std::clamp(workers, 1u, 64u);
+  // Threads pay off only on big inputs (size unknown for stdin: assume big).
+  constexpr uint64_t kParallelFrom = 8 << 20;
+  uint64_t size = input.size_on_disk();
+  if (size != 0 && size < (input.compression() == Compression::None ? kParallelFrom : kParallelFrom / 8)) workers = 1;
+  if (!head_is_sorted(input.head())) workers = 1;
+
+  std::vector<std::unique_ptr<FoldedReader>> readers;
+  for (unsigned w = 0; w < workers; ++w) readers.push_back(std::make_unique<FoldedReader>(cpython));
+  struct JobLines {
+    uint64_t lines = 0, first_bad = 0;
+  };
+  std::vector<JobLines> jobs;  // per job, to number the first bad line across the input
+  std::mutex jobs_mu;
+  auto feed = [&](unsigned w, std::string_view text, size_t job) {
+    FoldedReader& r = *readers[w];
+    r.feed(text);
+    std::lock_guard<std::mutex> lock(jobs_mu);
+    if (jobs.size() <= job) jobs.resize(job + 1);
+    jobs[job] = JobLines{r.job_lines, r.job_first_bad};
+  };
+  if (workers == 1) {
+    std::string_view chunk;
+    for (size_t job = 0; src.next(chunk); ++job) {
+      feed(0, chunk, job);
+      progress.update(src.consumed());
+    }
+  } else {
+    parallel_feed::run(src, progress, workers, feed);
   }
   progress.finish();
-  stack_table::build_profile(reader.symbols, reader.table, p);
+  uint64_t first_bad = 0, lines_before = 0;
+  for (const JobLines& j : jobs) {
+    if (j.first_bad && !first_bad) first_bad = lines_before + j.first_bad;
+    lines_before += j.lines;
+  }
+  FoldedReader& reader = *readers[0];
+  for (size_t w = 1; w < readers.size(); ++w) reader.absorb(*readers[w]);
+  reader.build(p);
   if (reader.cpython) p.source_format = "folded (CPython sampling profiler)";
   if (src.encoding() != TextEncoding::Utf8)
     p.facts.emplace_back("encoding", src.encoding() == TextEncoding::Utf16LE ? "UTF-16 LE" : "UTF-16 BE");
@@ -312,7 +473,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   if (reader.differential)
     p.facts.emplace_back("differential lines", std::to_string(reader.differential) + " (two counts; the second is used)");
   if (reader.bad)
-    p.count("lines without a trailing count (skipped; first at line " + std::to_string(reader.first_bad) + ")",
+    p.count("lines without a trailing count (skipped; first at line " + std::to_string(first_bad) + ")",
             reader.bad);
   if (src.decode_errors()) p.count("invalid UTF-16 (replaced by U+FFFD)", src.decode_errors());
   return p;

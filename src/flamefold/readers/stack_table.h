@@ -80,10 +80,55 @@ inline uint64_t hash_frames(const FrameId* f, size_t n) {
   return hash_bytes(std::string_view(reinterpret_cast<const char*>(f), n * sizeof(FrameId)));
 }
 
+// Stacks in arrival order, duplicates allowed: what a reader keeps while its input arrives
+// sorted. Equal stacks then sit side by side (merged as they come, or when the tree is built),
+// so no hashing is needed.
+class StackList {
+ public:
+  void add(const FrameId* frames, uint32_t n, double weight) {
+    entries_.push_back(Entry{arena_.size(), n, weight});
+    arena_.insert(arena_.end(), frames, frames + n);
+  }
+  // Adds weight to the stack added last (a repeat of it).
+  void add_to_last(double weight) { entries_.back().weight += weight; }
+  // Appends every stack of `from` with its frames mapped through `map`, emptying `from`.
+  void append(StackList& from, const std::vector<FrameId>& map) {
+    size_t base = arena_.size();
+    arena_.reserve(base + from.arena_.size());
+    for (FrameId f : from.arena_) arena_.push_back(map[f]);
+    for (const Entry& e : from.entries_) entries_.push_back(Entry{base + e.begin, e.n, e.weight});
+    from = StackList();
+  }
+  // Moves every stack into a hash table (the input turned out not to be sorted).
+  void move_into(StackTable& table) {
+    for (const Entry& e : entries_)
+      table.add(arena_.data() + e.begin, e.n, hash_frames(arena_.data() + e.begin, e.n), e.weight);
+    *this = StackList();
+  }
+  // Hands every stack to f(frames, n, weight) in arrival order with its frames writable.
+  template <typename F>
+  void rewrite(F&& f) {
+    for (const Entry& e : entries_) f(arena_.data() + e.begin, e.n, e.weight);
+    std::vector<Entry>().swap(entries_);
+  }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    uint64_t begin;
+    uint32_t n;
+    double weight;
+  };
+  std::vector<Entry> entries_;
+  std::vector<FrameId> arena_;
+};
+
 // Builds the call tree from the distinct stacks: sorted by frame name (then category), then
 // inserted in that order. Nodes and frames are thus numbered in a canonical order, the same
 // whatever order samples came in and however the work was split.
-inline void build_profile(const Symbols& all, StackTable& table, Profile& out) {
+// `stacks` is a StackTable or a StackList (whose duplicates end up side by side and merge).
+template <typename Stacks>
+void build_profile(const Symbols& all, Stacks& table, Profile& out) {
   const bool fresh = out.node_count() == 1;  // no children yet: append_new_child() is safe
   int column = out.add_column("samples", "samples");
   // Rank of each frame in (name, category) order: stacks then sort as integer sequences.
@@ -113,10 +158,11 @@ inline void build_profile(const Symbols& all, StackTable& table, Profile& out) {
   };
   // Folded files are usually sorted already: in first-seen order (the arena's order) the
   // stacks often need no lexicographic sort, which is far dearer than ordering by address.
-  std::sort(stacks.begin(), stacks.end(), [](const Stack& a, const Stack& b) { return a.ranks < b.ranks; });
+  auto by_address = [](const Stack& a, const Stack& b) { return a.ranks < b.ranks; };
+  if (!std::is_sorted(stacks.begin(), stacks.end(), by_address)) std::sort(stacks.begin(), stacks.end(), by_address);
   // Where they are not (byte order puts "f::g;" before "f;"), merge the ascending runs
-  // bottom-up: n log(runs) comparisons instead of n log n. Distinct stacks, so the result is
-  // the same as a full sort's.
+  // bottom-up: n log(runs) comparisons instead of n log n. Equal stacks (a StackList's
+  // repeats) end up side by side whatever their order, and add up in the same node.
   std::vector<size_t> runs{0};
   for (size_t i = 1; i < stacks.size(); ++i)
     if (by_ranks(stacks[i], stacks[i - 1])) runs.push_back(i);
