@@ -216,6 +216,86 @@ bool parse_stack_line(std::string_view line, StackLine& s) {
 
 namespace {
 
+inline bool is_hex(char c) { return is_lower_hex(c) || (c >= 'A' && c <= 'F'); }
+
+// perf record without -g prints each sample on one line, its own ip, symbol and dso after the
+// event: "comm 123 [000] 1.5:  250000 cpu-clock:  ffffffff8100 sym+0x10 ([kernel.kallsyms])".
+// Splits such a line at the event's ':' (the rightmost ": " followed by a hex ip whose prefix
+// reads as "...: [period] event:"). False for a plain header or anything else.
+bool split_own_frame(std::string_view line, std::string_view& header, std::string_view& frame,
+                     std::string_view& event, std::string_view& period) {
+  size_t at = line.size();
+  while (at > 0) {
+    const void* hit = memrchr(line.data(), ':', at);
+    if (!hit) return false;
+    size_t colon = static_cast<size_t>(static_cast<const char*>(hit) - line.data());
+    at = colon;
+    if (colon + 1 >= line.size() || !is_space(line[colon + 1])) continue;
+    size_t i = colon + 1;
+    while (i < line.size() && is_space(line[i])) ++i;
+    size_t ip = i;
+    while (i < line.size() && is_hex(line[i])) ++i;
+    if (i == ip || (i < line.size() && !is_space(line[i]))) continue;
+    if (!parse_event_name(line.substr(0, colon + 1), event, period)) continue;
+    header = line.substr(0, colon + 1);
+    frame = line.substr(colon + 1);
+    return true;
+  }
+  return false;
+}
+
+bool parse_sample_event(std::string_view line, std::string_view& event, std::string_view& period,
+                        std::string_view& own_frame) {
+  own_frame = {};
+  if (parse_event_name(line, event, period)) return true;
+  std::string_view header;
+  return split_own_frame(line, header, own_frame, event, period);
+}
+
+bool parse_own_frame(std::string_view frame, StackLine& s) {
+  size_t i = 0;
+  while (i < frame.size() && is_space(frame[i])) ++i;
+  size_t ip = i;
+  while (i < frame.size() && is_hex(frame[i])) ++i;
+  if (i == ip) return false;
+  s.pc = frame.substr(ip, i - ip);
+  while (i < frame.size() && is_space(frame[i])) ++i;
+  std::string_view rest = frame.substr(i);
+  while (!rest.empty() && is_space(rest.back())) rest.remove_suffix(1);
+  if (rest.empty()) return false;  // the ip alone: no symbol to show
+  // The dso alone ("-F ip,dso"): perf's own "[unknown]" symbol, so it is named after the dso.
+  if (rest.front() == '(' && rest.back() == ')' && rest.find(' ') == std::string_view::npos) {
+    s.rawfunc = "[unknown]";
+    s.module = rest.substr(1, rest.size() - 2);
+    return true;
+  }
+  if (parse_stack_line(frame, s)) return true;
+  s.rawfunc = rest;  // a symbol without a dso ("-F ip,sym")
+  s.module = {};
+  return true;
+}
+
+// Without a call chain perf right-aligns the comm in 16 columns, so one-line sample headers
+// start with spaces like stack lines do. Such a line is a header when, without its leading
+// spaces, it reads as one and names its event. `header` is the line without those spaces.
+struct SampleEvent {
+  std::string_view event, period, own_frame;
+  bool named = false;  // the header names its event
+};
+bool indented_sample_header(std::string_view line, std::string_view& header, EventRecord& r, SampleEvent& e) {
+  size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == 0 || i == line.size()) return false;
+  header = line.substr(i);
+  if (!parse_event_record(header, r)) return false;
+  e.named = parse_sample_event(header, e.event, e.period, e.own_frame);
+  return e.named;
+}
+bool indented_sample_header(std::string_view line, std::string_view& header, EventRecord& r) {
+  SampleEvent e;
+  return indented_sample_header(line, header, r, e);
+}
+
 void append_frame_names(const StackLine& s, const PerfOptions& o, bool java, std::vector<std::string>& out) {
   std::string_view raw = s.rawfunc;
   // Linux 4.8+ prints symbol offsets ("cpu_startup_entry+0x1a"): strip them.
@@ -395,11 +475,23 @@ class Collapser {
     }
   }
 
-  // End of the input: a sample without its closing blank line is dropped, as Perl does.
+  // End of the input: a sample without its closing blank line is dropped, as Perl does, but
+  // one-line samples (perf record without -g) are complete as they stand.
   void end_of_input() {
+    if (have_pname_ && !sample_has_lines_ && (own_frame_ || one_line_samples_)) end_sample();
     if (have_pname_) ++truncated_;
     have_pname_ = false;
     stack_.clear();
+  }
+
+  // End of a part of the input that the next part continues with a sample header (one-line
+  // samples have no blank line to cut at): what the header would do, close a sample that has
+  // no stack lines.
+  void end_of_job() {
+    if (have_pname_ && !sample_has_lines_) {
+      one_line_samples_ = true;
+      end_sample();
+    }
   }
 
   // Per-job line accounting (for "first at line N" across workers).
@@ -436,7 +528,9 @@ class Collapser {
     if (!is_space(l[0])) {
       EventRecord r;
       if (parse_event_record(l, r)) {
-        event_line(l, r);
+        SampleEvent e;
+        e.named = parse_sample_event(l, e.event, e.period, e.own_frame);
+        event_line(r, e);
         return;
       }
     }
@@ -454,10 +548,17 @@ class Collapser {
     if (!job_first_bad_) job_first_bad_ = job_lines_;
   }
 
-  void event_line(std::string_view l, const EventRecord& r) {
+  void event_line(const EventRecord& r, const SampleEvent& e) {
     saw_event_record = true;
-    std::string_view event, period;
-    if (parse_event_name(l, event, period)) {
+    // A header right after a header that had no stack lines: samples recorded without -g,
+    // one line each. The previous one is complete (where Perl, waiting for a blank line that
+    // never comes, would print nothing at all).
+    if (have_pname_ && !sample_has_lines_) {
+      one_line_samples_ = true;
+      end_sample();
+    }
+    std::string_view event = e.event, period = e.period, own_frame = e.own_frame;
+    if (e.named) {
       if (!filter_known_) {
         // By default only the first event type is kept: adding up cycles and instructions
         // would mean nothing.
@@ -509,19 +610,55 @@ class Collapser {
       java_ = last_pname_ == "java";
     }
     have_pname_ = true;
+    sample_has_lines_ = false;
+    own_frame_ = !own_frame.empty();
+    if (own_frame_) push_own_frame(own_frame);
+  }
+
+  // The sample's own ip/symbol/dso printed on its header line: its stack (one frame, or the
+  // inlined chain "a->b"). Cached like stack lines, under a hash of its own.
+  void push_own_frame(std::string_view text) {
+    uint64_t h = hash_bytes(text) ^ 0x9e3779b97f4a7c15ULL;
+    const LineCache::Entry* e = cache_.find(text, h, java_);
+    if (!e) {
+      pending_.clear();
+      StackLine s;
+      if (parse_own_frame(text, s)) {  // else an ip without a symbol: the process name alone
+        names_.clear();
+        perf_script::frame_names(s, o_, java_).swap(names_);
+        for (const std::string& name : names_) pending_.push_back(symbols.frame(name));
+      }
+      e = cache_.insert(text, h, java_, pending_, false);
+      if (!e) {  // not cacheable (a huge line): use it directly
+        for (size_t k = pending_.size(); k-- > 0;) stack_.push_back(pending_[k]);
+        return;
+      }
+    }
+    const FrameId* f = cache_.frames(*e);
+    for (uint32_t k = e->frame_count; k-- > 0;) stack_.push_back(f[k]);
   }
 
   void stack_line(std::string_view l) {
     bool java = have_pname_ && java_;
     uint64_t h = hash_bytes(l);
     const LineCache::Entry* e = cache_.find(l, h, java);
-    if (!e) e = compute_line(l, h, java);
+    if (!e) {
+      std::string_view header;
+      EventRecord r;
+      SampleEvent se;
+      if (indented_sample_header(l, header, r, se)) {  // not cached: headers carry timestamps
+        event_line(r, se);
+        return;
+      }
+      e = compute_line(l, h, java);
+    }
     if (!e) return;  // an enormous line, already handled
     if (e->unrecognised) {
       bad_line();
       return;
     }
     if (!have_pname_) return;  // a sample of another event, or no sample header
+    sample_has_lines_ = true;
     const FrameId* f = cache_.frames(*e);
     // Lines come leaf first; within a line the outer inlined frame comes first.
     for (uint32_t k = e->frame_count; k-- > 0;) stack_.push_back(f[k]);
@@ -563,6 +700,9 @@ class Collapser {
   bool filter_known_ = false, defaulted_ = false;
   // The sample being read.
   bool have_pname_ = false, java_ = false;
+  bool sample_has_lines_ = false;   // stack lines seen since the header
+  bool own_frame_ = false;          // the header carried the sample's own frame (no -g)
+  bool one_line_samples_ = false;   // headers followed headers: samples of one line each
   double period_ = 1;
   std::string pname_buf_, last_pname_;
   std::vector<FrameId> pname_frames_;
@@ -584,11 +724,15 @@ bool find_first_event(std::string_view text, std::string& event) {
     if (nl == std::string_view::npos) nl = text.size();
     std::string_view l = text.substr(pos, nl - pos);
     pos = nl + 1;
-    if (l.empty() || l[0] == '#' || is_space(l[0])) continue;
+    if (l.empty() || l[0] == '#') continue;
     if (l.back() == '\r') l.remove_suffix(1);
     EventRecord r;
-    std::string_view ev, period;
-    if (parse_event_record(l, r) && parse_event_name(l, ev, period)) {
+    std::string_view ev, period, own_frame, header;
+    if (is_space(l[0])) {
+      if (!indented_sample_header(l, header, r)) continue;
+      l = header;
+    }
+    if (parse_event_record(l, r) && parse_sample_event(l, ev, period, own_frame)) {
       event.assign(ev);
       return true;
     }
@@ -602,6 +746,34 @@ size_t last_sample_boundary(std::string_view text, bool starts_line_after_newlin
   const void* last = memrchr(text.data(), '\n', text.size());
   if (!last) return 0;
   size_t end = static_cast<size_t>(static_cast<const char*>(last) - text.data());  // a '\n'
+  // Samples recorded without -g are one line each, with no blank line between them: when the
+  // last line and the one before it are both sample headers, cut before the last one (the
+  // reader closes a header-only sample at the next header, so this is a boundary for -g
+  // text too).
+  auto is_header_start = [&](size_t at) {
+    if (at >= text.size() || text[at] == '#' || text[at] == '\n') return false;
+    if (!is_space(text[at])) return true;
+    size_t nl = text.find('\n', at);
+    std::string_view l = text.substr(at, (nl == std::string_view::npos ? text.size() : nl) - at);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    std::string_view header;
+    EventRecord r;
+    return indented_sample_header(l, header, r);
+  };
+  if (end > 0) {
+    const void* before = memrchr(text.data(), '\n', end);
+    if (before) {
+      size_t last_start = static_cast<size_t>(static_cast<const char*>(before) - text.data()) + 1;
+      size_t prev_start = 0;
+      if (last_start >= 2) {
+        const void* p = memrchr(text.data(), '\n', last_start - 1);
+        prev_start = p ? static_cast<size_t>(static_cast<const char*>(p) - text.data()) + 1 : 0;
+      }
+      if ((prev_start > 0 || starts_line_after_newline) && is_header_start(last_start) && is_header_start(prev_start))
+        return last_start;
+    }
+  }
+  // Otherwise just after the last blank line.
   while (true) {
     size_t start = 0;
     if (end > 0) {
@@ -673,7 +845,10 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
       c.set_filter(job->filter, job->filter_known, job->defaulted);
       c.begin_job();
       c.feed(job->text);
-      if (job->last) c.end_of_input();
+      if (job->last)
+        c.end_of_input();
+      else
+        c.end_of_job();
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
       if (!failure) failure = std::current_exception();
@@ -796,7 +971,8 @@ void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, co
 
 bool looks_like_perf_script(std::string_view head) {
   // The first line that is not a comment must be a sample header, and the line after it a
-  // stack frame or the blank line that ends the sample.
+  // stack frame or the blank line that ends the sample. Without -g a sample is one line: a
+  // header that carries its own ip/symbol, or a header ending at the event followed by another.
   TextEncoding enc = detect_text_encoding(head);
   std::string decoded;
   if (enc != TextEncoding::Utf8) {
@@ -804,7 +980,7 @@ bool looks_like_perf_script(std::string_view head) {
     head = decoded;
   }
   size_t pos = 0;
-  bool header_seen = false;
+  bool header_seen = false, header_has_event = false;
   while (pos < head.size()) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) {
@@ -819,14 +995,26 @@ bool looks_like_perf_script(std::string_view head) {
       if (l.empty() || l[0] == '#') continue;
       if (l.data() == head.data() && l.size() >= 3 && std::memcmp(l.data(), "\xEF\xBB\xBF", 3) == 0) l.remove_prefix(3);
       EventRecord r;
+      std::string_view trimmed;
+      if (!l.empty() && (l[0] == ' ' || l[0] == '\t')) {
+        if (!indented_sample_header(l, trimmed, r)) return false;
+        l = trimmed;
+      }
       if (!parse_event_record(l, r)) return false;
+      std::string_view event, period, own_frame;
+      header_has_event = parse_sample_event(l, event, period, own_frame);
+      if (!own_frame.empty()) return true;
       header_seen = true;
       continue;
     }
     if (l.empty()) return true;
     if (l[0] == '#') continue;
+    EventRecord r;
+    std::string_view event, period, own_frame, trimmed;
+    if (header_has_event && indented_sample_header(l, trimmed, r)) return true;
     StackLine s;
-    return parse_stack_line(l, s);
+    if (parse_stack_line(l, s)) return true;
+    return header_has_event && parse_event_record(l, r) && parse_sample_event(l, event, period, own_frame);
   }
   return false;
 }

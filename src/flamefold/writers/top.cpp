@@ -27,6 +27,32 @@ std::string human(double w, const std::string& unit) {
   return s;
 }
 
+// The kernel summary that `top --weight gpu|npu|kernels` prints after the frames (see
+// kernel_summary.cpp), as JSON: the same rows and limit, times in ns.
+void append_kernels_json(const Profile& p, std::string& b, const WriteOptions& o) {
+  int64_t all = 0;
+  uint64_t ops = 0;
+  for (const DeviceOpStats& s : p.device_ops) {
+    all += s.total_ns;
+    ops += s.count;
+  }
+  size_t rows = std::min(p.device_ops.size(), o.limit ? o.limit : p.device_ops.size());
+  b += fmt::format(",\"kernel_unit\":\"ns\",\"kernel_total\":{},\"kernel_count\":{},\"kernel_names\":{},\"kernels\":[",
+                   all, ops, p.device_ops.size());
+  for (size_t i = 0; i < rows; ++i) {
+    const DeviceOpStats& s = p.device_ops[i];  // sorted by total time, then name
+    if (i) b.push_back(',');
+    b += "\n{\"name\":";
+    append_json_string(b, p.symbols.name(s.frame));
+    b += ",\"kind\":";
+    append_json_string(b, p.symbols.category_name(p.symbols[s.frame].category));
+    b += fmt::format(",\"count\":{},\"total\":{},\"mean\":{:.1f},\"min\":{},\"max\":{},\"percent\":{:.4f}}}", s.count,
+                     s.total_ns, s.count ? double(s.total_ns) / double(s.count) : 0.0, s.min_ns, s.max_ns,
+                     all ? 100.0 * double(s.total_ns) / double(all) : 0.0);
+  }
+  b += "\n]";
+}
+
 }  // namespace
 
 void write_top(const Profile& p, int column, OutputFile& out, const WriteOptions& o) {
@@ -74,7 +100,11 @@ void write_top(const Profile& p, int column, OutputFile& out, const WriteOptions
                        all ? 100 * s.total / all : 0.0);
       out.maybe_flush();
     }
-    b += "\n]}\n";
+    b += "\n]";
+    // Device views carry the kernel summary, as the text output does.
+    if (!p.device_ops.empty() && (col.name == "gpu" || col.name == "npu" || col.name == "kernels"))
+      append_kernels_json(p, b, o);
+    b += "}\n";
     return;
   }
   std::string unit = col.unit == "ns" ? "time" : col.unit;
