@@ -455,7 +455,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
       progress.update(src.consumed());
     }
   } else {
-    parallel_feed::run(src, progress, workers, feed);
+    parallel_feed::run_lines(src, progress, workers, feed);
   }
   progress.finish();
   uint64_t first_bad = 0, lines_before = 0;

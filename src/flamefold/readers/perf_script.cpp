@@ -25,6 +25,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/progress.h"
+#include "flamefold/readers/parallel_feed.h"
 #include "flamefold/readers/stack_table.h"
 #include "flamefold/readers/text_source.h"
 
@@ -820,151 +821,37 @@ struct JobResult {
 void collapse_parallel(TextSource& src, Progress& progress, unsigned workers, const PerfOptions& o,
                        std::vector<std::unique_ptr<Collapser>>& collapsers, std::vector<JobResult>& results,
                        std::string& filter, bool& filter_known, bool& defaulted) {
-  struct Job {
-    std::string text;
-    size_t index = 0;
+  // The event filter as known when the job was cut: the first event of the input becomes the
+  // filter as soon as the reading thread sees it, in input order.
+  struct JobFilter {
     std::string filter;
-    bool filter_known = false, defaulted = false, last = false;
+    bool known = false, defaulted = false;
   };
-  // Bounded memory: a few buffers in flight, whatever the input size.
-  size_t pool_size = workers + 2;
-  std::vector<std::unique_ptr<Job>> pool;
-  std::mutex mu;
-  std::condition_variable cv_free, cv_todo;
-  std::deque<Job*> free_jobs, todo;
-  for (size_t i = 0; i < pool_size; ++i) {
-    pool.push_back(std::make_unique<Job>());
-    free_jobs.push_back(pool.back().get());
-  }
-  bool closed = false;
-  std::exception_ptr failure;
-
+  using Job = parallel_feed::Job<JobFilter>;
   for (unsigned w = 0; w < workers; ++w) collapsers.push_back(std::make_unique<Collapser>(o));
-  auto run_job = [&](Collapser& c, Job* job) {
-    try {
-      c.set_filter(job->filter, job->filter_known, job->defaulted);
-      c.begin_job();
-      c.feed(job->text);
-      if (job->last)
-        c.end_of_input();
-      else
-        c.end_of_job();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!failure) failure = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    if (results.size() <= job->index) results.resize(job->index + 1);
-    results[job->index] = JobResult{c.job_lines(), c.job_first_bad()};
-    free_jobs.push_back(job);
-    cv_free.notify_one();
-  };
-  // workers - 1 threads; the reading thread is the last worker: it collapses a job itself
-  // whenever the others fall behind.
-  std::vector<std::thread> threads;
-  for (unsigned w = 0; w + 1 < workers; ++w) {
-    threads.emplace_back([&, w] {
-      Collapser& c = *collapsers[w];
-      while (true) {
-        Job* job;
-        {
-          std::unique_lock<std::mutex> lock(mu);
-          cv_todo.wait(lock, [&] { return !todo.empty() || closed; });
-          if (todo.empty()) return;
-          job = todo.front();
-          todo.pop_front();
+  std::mutex results_mu;
+  parallel_feed::run_records<JobFilter>(
+      src, progress, workers, last_sample_boundary,
+      [&](Job& j) {
+        if (!filter_known && find_first_event(j.text, filter)) {
+          filter_known = true;
+          defaulted = true;
         }
-        run_job(c, job);
-      }
-    });
-  }
-  Collapser& reader_collapser = *collapsers[workers - 1];
-  auto help = [&](size_t backlog) {
-    Job* job = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (todo.size() < backlog) return;
-      job = todo.front();
-      todo.pop_front();
-    }
-    run_job(reader_collapser, job);
-  };
-
-  auto take_free = [&]() {
-    // Reading is ahead of the workers when every buffer is taken: collapse one instead of waiting.
-    while (true) {
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!free_jobs.empty() || todo.empty()) break;
-      }
-      help(1);
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    cv_free.wait(lock, [&] { return !free_jobs.empty(); });
-    Job* j = free_jobs.front();
-    free_jobs.pop_front();
-    return j;
-  };
-  size_t next_index = 0;
-  auto dispatch = [&](Job* j, bool last) {
-    if (!filter_known && find_first_event(j->text, filter)) {
-      filter_known = true;
-      defaulted = true;
-    }
-    j->index = next_index++;
-    j->filter = filter;
-    j->filter_known = filter_known;
-    j->defaulted = defaulted;
-    j->last = last;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      todo.push_back(j);
-      cv_todo.notify_one();
-    }
-  };
-
-  std::string carry;
-  try {
-    std::string_view chunk;
-    while (src.next(chunk)) {
-      progress.update(src.consumed());
-      bool after_newline = carry.empty() || carry.back() == '\n';  // chunks end at line breaks
-      size_t cut = last_sample_boundary(chunk, after_newline);
-      if (cut == 0) {
-        carry.append(chunk);  // one sample longer than a chunk: keep collecting
-        continue;
-      }
-      Job* j = take_free();
-      j->text.assign(carry);
-      j->text.append(chunk.substr(0, cut));
-      carry.assign(chunk.substr(cut));
-      dispatch(j, false);
-    }
-    if (!carry.empty()) {
-      Job* j = take_free();
-      j->text.swap(carry);
-      dispatch(j, true);
-    }
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!failure) failure = std::current_exception();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    closed = true;
-    cv_todo.notify_all();
-  }
-  while (true) {  // drain what is left, alongside the workers
-    size_t left;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      left = todo.size();
-    }
-    if (!left) break;
-    help(1);
-  }
-  for (std::thread& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
+        j.extra = JobFilter{filter, filter_known, defaulted};
+      },
+      [&](unsigned w, const Job& j) {
+        Collapser& c = *collapsers[w];
+        c.set_filter(j.extra.filter, j.extra.known, j.extra.defaulted);
+        c.begin_job();
+        c.feed(j.text);
+        if (j.last)
+          c.end_of_input();
+        else
+          c.end_of_job();
+        std::lock_guard<std::mutex> lock(results_mu);
+        if (results.size() <= j.index) results.resize(j.index + 1);
+        results[j.index] = JobResult{c.job_lines(), c.job_first_bad()};
+      });
 }
 
 }  // namespace
