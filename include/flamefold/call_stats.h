@@ -55,6 +55,10 @@ struct CallStats {
 // or samples) and the profile's "calls" column when it has one.
 CallStats call_stats(const Profile& profile, int time_column);
 
+// Tests: false makes call_stats() take its general 16-byte (caller, callee, node) pairs even
+// when they would pack into 8 bytes (the default; the results are the same).
+void set_call_stats_packed_pairs(bool packed);
+
 // How pstats prints a function: "file:line(name)", or "{name}" / "name" for ('~', 0, name).
 std::string pstats_std_string(const FunctionStat& f);
 

@@ -129,7 +129,9 @@ class Profile {
  private:
   void index_appended() const;
   mutable U64Map child_index_;  // (parent << 32 | frame) -> node
-  mutable std::vector<NodeId> unindexed_;  // nodes from append_new_child() not in child_index_ yet
+  // Nodes below this id are in child_index_; the ones above came from append_new_child()
+  // (a watermark, not a list: appending costs no memory until a lookup needs the index).
+  mutable NodeId indexed_below_ = 1;
 };
 
 }  // namespace flamefold

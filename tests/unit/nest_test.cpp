@@ -138,3 +138,80 @@ TEST(Nest, ZeroLengthEventsCountCallsButNoTime) {
   EXPECT_EQ(folded(p, "calls")["proc;main;outer;blip"], 1);
   EXPECT_EQ(folded(p, "cpu")["proc;main;outer"], 10);
 }
+
+// Nesting makes nodes without the profile's child index (ChildFinder: sibling scan, and an index
+// of their own for parents with more than 8 children). A frame that comes back under the same
+// parent after others must land on the node it had, for narrow and wide parents alike.
+TEST(Nest, RepeatedFramesUnderOneParentMergeWhenTheyComeBackNonAdjacently) {
+  OneThread t;
+  constexpr int kRounds = 5, kWide = 20, kNarrow = 3;
+  int64_t at = 0;
+  t.add("wide", 0, 1000000);
+  t.add("narrow", 1000000, 2000000);
+  for (int r = 0; r < kRounds; ++r) {
+    for (int k = 0; k < kWide; ++k) {  // f0 f1 ... f19, then again: never two alike in a row
+      t.add(("f" + std::to_string((k * 7 + r) % kWide)).c_str(), at + 10, at + 20);
+      at += 100;
+    }
+  }
+  at = 1000000;
+  for (int r = 0; r < kRounds; ++r)
+    for (int k = 0; k < kNarrow; ++k) {
+      t.add(("g" + std::to_string(k)).c_str(), at + 10, at + 20);
+      at += 100;
+    }
+  Profile p = build(std::move(t.tl));
+  auto calls = folded(p, "calls");
+  for (int k = 0; k < kWide; ++k) EXPECT_EQ(calls["proc;main;wide;f" + std::to_string(k)], kRounds) << k;
+  for (int k = 0; k < kNarrow; ++k) EXPECT_EQ(calls["proc;main;narrow;g" + std::to_string(k)], kRounds) << k;
+  // proc, main, wide, narrow and one node per distinct child: nothing duplicated.
+  EXPECT_EQ(p.node_count(), 1u + 4 + kWide + kNarrow);
+  // The profile's own lookups (index built on demand) find the same nodes and create none.
+  NodeId proc = p.find_child(0, p.symbols.frame("proc", {}, 0, p.symbols.category(category::kProcess)));
+  ASSERT_NE(proc, kNone);
+  NodeId main = p.find_child(proc, p.symbols.frame("main", {}, 0, p.symbols.category(category::kThread)));
+  ASSERT_NE(main, kNone);
+  NodeId wide = p.find_child(main, p.symbols.frame("wide", {}, 0, p.symbols.category("cpu_op")));
+  ASSERT_NE(wide, kNone);
+  size_t before = p.node_count();
+  NodeId f3 = p.child(wide, p.symbols.frame("f3", {}, 0, p.symbols.category("cpu_op")));
+  EXPECT_EQ(p.node_count(), before);
+  EXPECT_EQ(kineto_test::path_of(p, f3), "proc;main;wide;f3");
+}
+
+// Random traces on two tracks that share one thread name (so one thread node): every node's
+// children have distinct frames, and each event counts one call.
+TEST(Nest, TracksSharingAThreadNodeBuildOneMergedTree) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 10; ++round) {
+    OneThread t;
+    Track second = t.tl.tracks[0];
+    second.tid = 2;  // another track, same thread and process names
+    uint32_t track2 = t.tl.add_track(second);
+    FrameId frames[12];
+    for (int k = 0; k < 12; ++k)
+      frames[k] = t.tl.symbols.frame("f" + std::to_string(k), {}, 0, t.tl.symbols.category("cpu_op"));
+    size_t events = 0;
+    for (uint32_t track : {t.track, track2}) {
+      // Nested calls from a random walk: each event sits inside the previous open ones.
+      int64_t at = 0;
+      for (int call = 0; call < 300; ++call) {
+        int depth = 1 + int(rng() % 4);
+        int64_t s = at;
+        for (int d = 0; d < depth; ++d) {
+          t.tl.add(track, s + d, s + 100 - d, frames[rng() % (d == 0 ? 12 : 3)], EventKind::HostRange);
+          ++events;
+        }
+        at += 200;
+      }
+    }
+    Profile p = build(std::move(t.tl));
+    for (NodeId n = 0; n < p.node_count(); ++n) {
+      std::vector<FrameId> seen;
+      for (NodeId c = p.first_child[n]; c != kNone; c = p.next_sibling[c]) seen.push_back(p.frame[c]);
+      std::sort(seen.begin(), seen.end());
+      EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "duplicate child under node " << n;
+    }
+    EXPECT_EQ(p.total(p.column("calls")), double(events));
+  }
+}

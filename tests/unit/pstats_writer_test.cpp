@@ -167,3 +167,83 @@ TEST(PstatsWriter, ConvertCommandWritesAProfFromAnyInput) {
   EXPECT_EQ(back.functions[0].cumtime, 10);
   EXPECT_EQ(back.functions[1].tottime, 7);
 }
+
+namespace {
+// 200 functions, each called from every other one: 40,000 caller edges, about 1.5 MB of marshal.
+Profile dense_call_graph() {
+  Profile p;
+  int cpu = p.add_column("cpu", "ns");
+  int calls = p.add_column("calls", "count");
+  p.default_column = cpu;
+  NodeId thread = p.child(0, p.symbols.frame("thread 1", {}, 0, p.symbols.category(category::kThread)));
+  constexpr int kFunctions = 200;
+  std::vector<FrameId> fn;
+  for (int i = 0; i < kFunctions; ++i) fn.push_back(p.symbols.frame("fn_" + std::to_string(i), "mod.py", uint32_t(i + 1)));
+  for (int i = 0; i < kFunctions; ++i) {
+    NodeId outer = p.child(thread, fn[i]);
+    p.add(outer, cpu, 1000 + i);
+    p.add(outer, calls, 1);
+    for (int j = 0; j < kFunctions; ++j) {
+      NodeId inner = p.child(outer, fn[j]);
+      p.add(inner, cpu, 1 + (i * 31 + j) % 97);
+      p.add(inner, calls, 1 + (i + j) % 5);
+    }
+  }
+  return p;
+}
+}  // namespace
+
+// write_pstats streams the file through the output buffer, flushing as it goes; the file must
+// equal the whole-buffer bytes, also past the 1 MB flush threshold.
+TEST(PstatsWriter, StreamedFileEqualsTheBytes) {
+  Profile p = dense_call_graph();
+  CallStats st = call_stats(p, p.column("cpu"));
+  ASSERT_EQ(st.callers.size(), 200u * 200u);
+  std::string bytes = pstats_bytes(st);
+  ASSERT_GT(bytes.size(), size_t(1) << 20);
+  std::string path = test::tmp_path("streamed.prof");
+  {
+    OutputFile out(path);
+    write_pstats(st, out);
+    out.commit();
+  }
+  EXPECT_TRUE(test::read_file(path) == bytes);
+}
+
+// call_stats packs (caller, callee, node) into 8 bytes when it can; the general 16-byte form
+// (taken for huge trees) must give the same statistics.
+TEST(PstatsWriter, PackedAndGeneralEdgePairsGiveTheSameStatistics) {
+  Profile p = dense_call_graph();
+  // Recursion and group frames in between, so primitive calls and skipped levels are exercised.
+  NodeId deep = p.child(0, p.symbols.frame("thread 2", {}, 0, p.symbols.category(category::kThread)));
+  for (int d = 0; d < 6; ++d) {
+    deep = p.child(deep, p.symbols.frame("fn_" + std::to_string(d % 2), "mod.py", uint32_t(d % 2 + 1)));
+    p.add(deep, p.column("cpu"), 10);
+    p.add(deep, p.column("calls"), 2);
+  }
+  CallStats packed = call_stats(p, p.column("cpu"));
+  set_call_stats_packed_pairs(false);
+  CallStats general = call_stats(p, p.column("cpu"));
+  set_call_stats_packed_pairs(true);
+  ASSERT_EQ(packed.functions.size(), general.functions.size());
+  ASSERT_EQ(packed.callers.size(), general.callers.size());
+  for (size_t i = 0; i < packed.functions.size(); ++i) {
+    const FunctionStat &a = packed.functions[i], &b = general.functions[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.ncalls, b.ncalls);
+    EXPECT_EQ(a.pcalls, b.pcalls);
+    EXPECT_EQ(a.tottime, b.tottime);
+    EXPECT_EQ(a.cumtime, b.cumtime);
+    EXPECT_EQ(a.first_caller, b.first_caller);
+  }
+  for (size_t e = 0; e < packed.callers.size(); ++e) {
+    const CallerEdge &a = packed.callers[e], &b = general.callers[e];
+    EXPECT_EQ(a.caller, b.caller);
+    EXPECT_EQ(a.callee, b.callee);
+    EXPECT_EQ(a.ncalls, b.ncalls);
+    EXPECT_EQ(a.pcalls, b.pcalls);
+    EXPECT_EQ(a.cumtime, b.cumtime);
+    EXPECT_EQ(a.next_caller, b.next_caller);
+  }
+  EXPECT_TRUE(pstats_bytes(packed) == pstats_bytes(general));
+}

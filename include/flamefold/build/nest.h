@@ -8,6 +8,7 @@
 // intervals.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "flamefold/profile.h"
@@ -15,18 +16,40 @@
 
 namespace flamefold {
 
+// Finds or creates a child node while a traced profile is built, without the profile's own
+// child index (a 16-byte slot per node, doubling as it grows: 33-50 MB for 1M nodes). Most
+// parents have a few children: their sibling list is scanned, newest first. A parent with more
+// than kScan children gets all of them into a small index of its own, kept up to date from
+// then on. Nodes are made with Profile::append_new_child, so the tree is the one
+// Profile::child would build (same nodes, same order, one node per (parent, frame)) as long as
+// every child of these parents is made through this finder.
+class ChildFinder {
+ public:
+  explicit ChildFinder(Profile& profile) : p_(profile) {}
+  NodeId child(NodeId parent, FrameId f);
+
+ private:
+  static constexpr int kScan = 8;
+  NodeId indexed_child(NodeId parent, FrameId f);
+  Profile& p_;
+  std::vector<uint8_t> wide_;  // per node: 1 when its children are in wide_children_
+  U64Map wide_children_{64};   // (parent << 32 | frame) -> node, for wide parents only
+};
+
 struct NestTarget {
   Profile* profile = nullptr;
+  ChildFinder* children = nullptr;  // makes every node below base
   NodeId base = 0;       // the thread's group node
   int cpu_column = -1;   // self ns per call path
   int calls_column = -1; // one per event placed
 };
 
 // events: this track's event ids (reordered in place). start/end are the (possibly clipped)
-// intervals, indexed by event id. Events with phantom[e] != 0 are not placed; they only record
-// the call path open at their start (a launch whose category was filtered out still finds its
-// stack). node_of[e] receives the node of each placed event, or of the open path for a phantom.
-void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+// intervals, indexed by event id; a hinted child sticking out of its parent is clamped into it
+// in place. Events with phantom[e] != 0 are not placed; they only record the call path open at
+// their start (a launch whose category was filtered out still finds its stack). node_of[e]
+// receives the node of each placed event, or of the open path for a phantom.
+void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
                 const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of);
 

@@ -2,6 +2,7 @@
 // put device work under the call path of the launch that caused it (timeline_build.h).
 #include <algorithm>
 #include <charconv>
+#include <span>
 #include <string>
 
 #include "flamefold/build/correlate.h"
@@ -88,9 +89,18 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   p.counters = tl.counters;
   const int cpu = p.add_column("cpu", "ns");
   const int calls = p.add_column("calls", "count");
-  const int dev = p.add_column(bo.device_weight.empty() ? "gpu" : bo.device_weight, "ns");
-  const int kernels = p.add_column("kernels", "count");
+  // The device columns come third and fourth, but are only made when the first device op is
+  // placed (or at the end): a host-only trace's 2 x 8 B per node then never coexist with the
+  // timeline while nesting.
+  const int dev = 2, kernels = 3;
+  auto add_device_columns = [&]() {
+    if (p.columns.size() > size_t(dev)) return;
+    p.add_column(bo.device_weight.empty() ? "gpu" : bo.device_weight, "ns");
+    p.add_column("kernels", "count");
+  };
   p.default_column = bo.default_to_device ? dev : cpu;
+  // Every node is made through this finder: the profile's own child index is never built here.
+  ChildFinder children(p);
 
   const size_t n = tl.size();
   const size_t ntracks = tl.tracks.size();
@@ -182,7 +192,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   const bool several_ranks = tl.ranks.size() > 1;
   auto rank_node = [&](uint32_t rank) -> NodeId {
     if (!several_ranks) return 0;
-    return p.child(0, p.symbols.frame(tl.ranks[rank], {}, 0, rank_cat));
+    return children.child(0, p.symbols.frame(tl.ranks[rank], {}, 0, rank_cat));
   };
 
   std::vector<uint8_t> phantom(n, 0);
@@ -215,8 +225,12 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
       if (phantom[e] != 2) by_track[fill[tl.track[e]]++] = static_cast<uint32_t>(e);
   }
 
+  // Device work is joined to its launches first: the correlation ids (8 B per event) are then
+  // freed before the tree grows, and only the 4 B launch of each device op is kept.
+  LaunchJoin join = join_launches(tl);
+  std::vector<uint64_t>().swap(tl.correlation);
+
   std::vector<NodeId> node_of(n, kNone);
-  std::vector<uint32_t> events;
   for (size_t t = 0; t < ntracks; ++t) {
     uint32_t b = per_track_count[t], e = per_track_count[t + 1];
     if (b == e) continue;
@@ -224,18 +238,20 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     NodeId base = rank_node(tr.rank);
     std::string process = tr.process_name ? std::string(p.symbols.strings[tr.process_name])
                                           : "process " + std::to_string(tr.pid);
-    base = p.child(base, p.symbols.frame(process, {}, 0, process_cat));
+    base = children.child(base, p.symbols.frame(process, {}, 0, process_cat));
     std::string thread = tr.name ? std::string(p.symbols.strings[tr.name]) : "thread " + std::to_string(tr.tid);
-    base = p.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
-    events.assign(by_track.begin() + b, by_track.begin() + e);
+    base = children.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
+    std::span<uint32_t> events(by_track.data() + b, e - b);  // nest_track reorders them in place
     for (uint32_t ev : events) phantom[ev] &= 1;
     nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom,
-               NestTarget{&p, base, cpu, calls}, node_of);
+               NestTarget{&p, &children, base, cpu, calls}, node_of);
   }
-  by_track = {};
+  // Freed as soon as they are consumed (the mmap threshold pinned in main returns them to the OS).
+  std::vector<uint32_t>().swap(by_track);
+  std::vector<uint8_t>().swap(phantom);
+  std::vector<uint32_t>().swap(tl.parent_hint);
 
   // ---- device side: attribute each operation to its launch's call path -----------------
-  LaunchJoin join = join_launches(tl);
   U64Map stats_index(256);
   std::vector<NodeId> unattributed_root(ntracks, kNone);
   int64_t attributed_ns = 0, unattributed_ns = 0, dropped_ns = 0;
@@ -258,7 +274,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
         dropped_ns += d;
         continue;
       }
-      node = p.child(node_of[launch], tl.frame[e]);
+      node = children.child(node_of[launch], tl.frame[e]);
       ++attributed;
       attributed_ns += d;
     } else {
@@ -272,12 +288,13 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
       if (root == kNone) {
         std::string label = tr.name ? std::string(p.symbols.strings[tr.name])
                                     : "device " + std::to_string(tr.pid) + " stream " + std::to_string(tr.tid);
-        root = p.child(rank_node(tr.rank), p.symbols.frame("[unattributed] " + label, {}, 0, device_cat));
+        root = children.child(rank_node(tr.rank), p.symbols.frame("[unattributed] " + label, {}, 0, device_cat));
       }
-      node = p.child(root, tl.frame[e]);
+      node = children.child(root, tl.frame[e]);
       ++unattributed;
       unattributed_ns += d;
     }
+    add_device_columns();
     p.add(node, dev, static_cast<double>(d));
     p.add(node, kernels, 1);
     uint32_t si = stats_index.find_or_insert(tl.frame[e], static_cast<uint32_t>(p.device_ops.size()));
@@ -288,6 +305,14 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     s.min_ns = std::min(s.min_ns, d);
     s.max_ns = std::max(s.max_ns, d);
   }
+  // The timeline is consumed: free its columns before the device columns are made.
+  std::vector<NodeId>().swap(node_of);
+  join.launch_of = {};
+  const size_t rank_count = tl.ranks.size();
+  {
+    Timeline done = std::move(tl);
+  }
+  add_device_columns();
   std::sort(p.device_ops.begin(), p.device_ops.end(), [&](const DeviceOpStats& a, const DeviceOpStats& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
     return p.symbols.name(a.frame) < p.symbols.name(b.frame);
@@ -308,7 +333,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   fact("launches with a correlation id", join.launches);
   fact("launches without device work", join.launches_without_device);
   if (annotations) fact("device annotations (not counted as work)", annotations);
-  if (several_ranks) fact("ranks", tl.ranks.size());
+  if (several_ranks) fact("ranks", rank_count);
   if (join.duplicate_launch_ids) p.count("launches sharing a correlation id (the first one kept)", join.duplicate_launch_ids);
   if (join.device_without_launch)
     p.count("device ops without a launch in the trace (under [unattributed])", join.device_without_launch);

@@ -6,18 +6,19 @@ namespace flamefold {
 
 namespace {
 
+// 16 bytes: the end, needed only between equal starts, is read from the event's column then.
 struct SortKey {
   int64_t start;
-  int64_t end;
   uint32_t depth;  // parent-hint depth: at identical intervals the hinted parent comes first
   uint32_t event;
 };
 
-// Depth of each event along its parent hints (local indices; kNone = no parent on this track),
-// and each hinted child clamped into its parent's interval, parents first, so that time nesting
-// places it below the parent even when rounding made it stick out. Cycles count as roots.
-void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& depth, std::vector<int64_t>& s,
-                   std::vector<int64_t>& en) {
+// Depth of each event along its parent hints (local indices into events; kNone = no parent on
+// this track), and each hinted child clamped into its parent's interval (in start/end, indexed
+// by event id), parents first, so that time nesting places it below the parent even when
+// rounding made it stick out. Cycles count as roots.
+void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& depth, std::span<const uint32_t> events,
+                   std::vector<int64_t>& start, std::vector<int64_t>& end) {
   constexpr uint32_t kUnknown = UINT32_MAX;
   std::vector<uint32_t> chain;
   for (uint32_t e = 0; e < hint.size(); ++e) {
@@ -46,8 +47,9 @@ void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& dep
         continue;
       }
       depth[i] = depth[parent] + 1;
-      s[i] = std::clamp(s[i], s[parent], en[parent]);
-      en[i] = std::clamp(en[i], s[i], en[parent]);
+      const uint32_t ei = events[i], ep = events[parent];
+      start[ei] = std::clamp(start[ei], start[ep], end[ep]);
+      end[ei] = std::clamp(end[ei], start[ei], end[ep]);
     }
   }
 }
@@ -85,11 +87,34 @@ void sort_keys(std::vector<SortKey>& keys, Before before) {
 
 }  // namespace
 
-void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+NodeId ChildFinder::indexed_child(NodeId parent, FrameId f) {
+  const NodeId fresh = static_cast<NodeId>(p_.node_count());
+  const NodeId n = wide_children_.find_or_insert(uint64_t(parent) << 32 | f, fresh);
+  return n == fresh ? p_.append_new_child(parent, f) : n;
+}
+
+NodeId ChildFinder::child(NodeId parent, FrameId f) {
+  if (parent < wide_.size() && wide_[parent]) return indexed_child(parent, f);
+  int seen = 0;
+  for (NodeId c = p_.first_child[parent]; c != kNone; c = p_.next_sibling[c]) {
+    if (p_.frame[c] == f) return c;
+    if (++seen == kScan) {  // a wide parent: index its children once, then look them up
+      if (wide_.size() <= parent) wide_.resize(p_.node_count(), 0);
+      wide_[parent] = 1;
+      for (NodeId d = p_.first_child[parent]; d != kNone; d = p_.next_sibling[d])
+        wide_children_.find_or_insert(uint64_t(parent) << 32 | p_.frame[d], d);
+      return indexed_child(parent, f);
+    }
+  }
+  return p_.append_new_child(parent, f);
+}
+
+void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
                 const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of) {
   if (events.empty()) return;
   Profile& p = *t.profile;
+  ChildFinder& children = *t.children;
 
   bool any_hint = false;
   for (uint32_t e : events)
@@ -97,36 +122,41 @@ void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start
       any_hint = true;
       break;
     }
-  std::vector<SortKey> keys(events.size());
-  if (any_hint) {
-    // Local index of each hinted parent: `events` comes in ascending event id order.
-    bool ascending = std::is_sorted(events.begin(), events.end());
-    if (!ascending) std::sort(events.begin(), events.end());
-    std::vector<uint32_t> local_hint(events.size(), kNone);
-    for (uint32_t i = 0; i < events.size(); ++i) {
-      uint32_t h = parent_hint[events[i]];
-      if (h == kNone) continue;
-      auto it = std::lower_bound(events.begin(), events.end(), h);
-      if (it != events.end() && *it == h && uint32_t(it - events.begin()) != i) local_hint[i] = uint32_t(it - events.begin());
+  {
+    // The sort keys (16 B per event) live only while sorting: the sweep below reads the
+    // intervals by event id, so only the order (4 B per event, in `events`) is kept while the
+    // tree grows.
+    std::vector<SortKey> keys(events.size());
+    if (any_hint) {
+      // Local index of each hinted parent: `events` comes in ascending event id order.
+      bool ascending = std::is_sorted(events.begin(), events.end());
+      if (!ascending) std::sort(events.begin(), events.end());
+      std::vector<uint32_t> depth(events.size(), UINT32_MAX);
+      {
+        std::vector<uint32_t> local_hint(events.size(), kNone);
+        for (uint32_t i = 0; i < events.size(); ++i) {
+          uint32_t h = parent_hint[events[i]];
+          if (h == kNone) continue;
+          auto it = std::lower_bound(events.begin(), events.end(), h);
+          if (it != events.end() && *it == h && uint32_t(it - events.begin()) != i)
+            local_hint[i] = uint32_t(it - events.begin());
+        }
+        resolve_hints(local_hint, depth, events, start, end);
+      }
+      for (uint32_t i = 0; i < events.size(); ++i)
+        keys[i] = SortKey{start[events[i]], depth[i], events[i]};
+    } else {
+      for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{start[events[i]], 0, events[i]};
     }
-    std::vector<uint32_t> depth(events.size(), UINT32_MAX);
-    std::vector<int64_t> s(events.size()), en(events.size());
-    for (uint32_t i = 0; i < events.size(); ++i) {
-      s[i] = start[events[i]];
-      en[i] = end[events[i]];
-    }
-    resolve_hints(local_hint, depth, s, en);
-    for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{s[i], en[i], depth[i], events[i]};
-  } else {
-    for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{start[events[i]], end[events[i]], 0, events[i]};
+    auto before = [&end](const SortKey& a, const SortKey& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (end[a.event] != end[b.event]) return end[a.event] > end[b.event];
+      if (a.depth != b.depth) return a.depth < b.depth;
+      return a.event < b.event;
+    };
+    sort_keys(keys, before);
+    for (size_t i = 0; i < keys.size(); ++i) events[i] = keys[i].event;
   }
-  auto before = [](const SortKey& a, const SortKey& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    if (a.depth != b.depth) return a.depth < b.depth;
-    return a.event < b.event;
-  };
-  sort_keys(keys, before);
 
   struct Open {
     NodeId node;
@@ -145,30 +175,30 @@ void nest_track(std::vector<uint32_t>& events, const std::vector<int64_t>& start
     p.add(o.node, t.cpu_column, static_cast<double>(d - o.child_time));
     if (!stack.empty()) stack.back().child_time += d;
   };
-  for (const SortKey& k : keys) {
-    while (!stack.empty() && stack.back().end <= k.start && !(stack.back().end == k.start && k.end == k.start &&
-                                                               stack.back().start == k.start))
+  for (const uint32_t e : events) {
+    const int64_t ks = start[e], ke = end[e];
+    while (!stack.empty() && stack.back().end <= ks && !(stack.back().end == ks && ke == ks && stack.back().start == ks))
       close_top(stack.back().end);
-    if (phantom[k.event]) {
-      node_of[k.event] = stack.empty() ? t.base : stack.back().node;
+    if (phantom[e]) {
+      node_of[e] = stack.empty() ? t.base : stack.back().node;
       continue;
     }
     // Open intervals that end before this one does are cut at its start (DESIGN.md "nest").
-    while (!stack.empty() && stack.back().end < k.end) close_top(k.start);
-    FrameId f = frame[k.event];
+    while (!stack.empty() && stack.back().end < ke) close_top(ks);
+    FrameId f = frame[e];
     FrameId& last_frame = stack.empty() ? base_last_frame : stack.back().last_frame;
     NodeId& last_child = stack.empty() ? base_last_child : stack.back().last_child;
     NodeId node;
     if (last_frame == f) {
       node = last_child;
     } else {
-      node = p.child(stack.empty() ? t.base : stack.back().node, f);
+      node = children.child(stack.empty() ? t.base : stack.back().node, f);
       last_frame = f;
       last_child = node;
     }
     if (t.calls_column >= 0) p.add(node, t.calls_column, 1);
-    node_of[k.event] = node;
-    stack.push_back(Open{node, k.start, k.end, 0, kNone, kNone});
+    node_of[e] = node;
+    stack.push_back(Open{node, ks, ke, 0, kNone, kNone});
   }
   while (!stack.empty()) close_top(stack.back().end);
 }

@@ -1,5 +1,6 @@
 // flamefold's command line: parses options, picks the reader and writer, reports errors.
 // Everything else lives in the library (src/flamefold/{model,io,readers,build,writers}).
+#include <malloc.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -159,6 +160,10 @@ int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOp
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Buffers of 1 MB and more (timeline columns, sort keys, call-tree arrays) get mappings of
+  // their own and go back to the OS when freed. Left adaptive, glibc raises this threshold after
+  // the first such free and keeps later big buffers in the heap, so RSS stays at its high-water mark.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   CLI::App app{"flamefold — flame graphs and traces from the profiles you already have"};
   app.footer(kExamples);
   app.require_subcommand(1);

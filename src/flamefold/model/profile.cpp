@@ -69,17 +69,17 @@ NodeId Profile::append_new_child(NodeId p, FrameId f) {
   next_sibling.push_back(first_child[p]);
   first_child[p] = n;
   for (WeightColumn& c : columns) c.self.push_back(0);
-  unindexed_.push_back(n);
   return n;
 }
 
 void Profile::index_appended() const {
-  for (NodeId n : unindexed_) child_index_.find_or_insert(uint64_t(parent[n]) << 32 | frame[n], n);
-  std::vector<NodeId>().swap(unindexed_);
+  const NodeId count = static_cast<NodeId>(parent.size());
+  for (NodeId n = indexed_below_; n < count; ++n) child_index_.find_or_insert(uint64_t(parent[n]) << 32 | frame[n], n);
+  indexed_below_ = count;
 }
 
 NodeId Profile::child(NodeId p, FrameId f) {
-  if (!unindexed_.empty()) index_appended();
+  if (indexed_below_ != parent.size()) index_appended();
   NodeId fresh = static_cast<NodeId>(parent.size());
   NodeId n = child_index_.find_or_insert(uint64_t(p) << 32 | f, fresh);
   if (n != fresh) return n;
@@ -89,11 +89,12 @@ NodeId Profile::child(NodeId p, FrameId f) {
   next_sibling.push_back(first_child[p]);
   first_child[p] = n;
   for (WeightColumn& c : columns) c.self.push_back(0);
+  indexed_below_ = n + 1;
   return n;
 }
 
 NodeId Profile::find_child(NodeId p, FrameId f) const {
-  if (!unindexed_.empty()) index_appended();
+  if (indexed_below_ != parent.size()) index_appended();
   NodeId n = child_index_.find(uint64_t(p) << 32 | f);
   return n == U64Map::kMissing ? kNone : n;
 }

@@ -236,13 +236,17 @@ bool is_link_flow(std::string_view cat) {
 }
 
 namespace {
-std::atomic<size_t> g_chunk_bytes{Input::kChunk};
+// Input read per batch. Three batches are in flight, each with its buffer, its parsed events and
+// the parser's index sized to it: 1 MB batches keep that near 25 MB where 4 MB ones took ~50 MB
+// (bench/results-mem.md), at the same speed.
+constexpr size_t kDefaultChunk = size_t(1) << 20;
+std::atomic<size_t> g_chunk_bytes{kDefaultChunk};
 }
 size_t chunk_bytes() { return g_chunk_bytes.load(std::memory_order_relaxed); }
 
 }  // namespace kineto_detail
 
-void set_kineto_chunk_bytes(size_t n) { kineto_detail::g_chunk_bytes = n ? n : Input::kChunk; }
+void set_kineto_chunk_bytes(size_t n) { kineto_detail::g_chunk_bytes = n ? n : kineto_detail::kDefaultChunk; }
 
 
 namespace kineto_portable {
