@@ -272,8 +272,10 @@ std::atomic<bool> g_force_portable{false};
 void set_kineto_portable_parser(bool portable) { g_force_portable = portable; }
 
 KinetoFileInfo read_kineto_into(Input& input, Timeline& tl, uint32_t rank_index) {
+  // Every extension the AVX2 object is compiled with (CMakeLists.txt: flamefold_kineto_avx2).
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-                           __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("lzcnt");
+                           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
+                           __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("popcnt");
   return avx2 && !g_force_portable ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
                                    : kineto_detail::parse_trace_portable(input, tl, rank_index);
 }
