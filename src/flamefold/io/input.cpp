@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -29,8 +30,16 @@ class Decoder {
 
 class PlainDecoder : public Decoder {
  public:
-  PlainDecoder(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  // `already_read`: bytes taken from fd before (a pipe cannot be rewound), handed out first.
+  PlainDecoder(int fd, std::string path, std::string already_read = {})
+      : fd_(fd), path_(std::move(path)), pending_(std::move(already_read)) {}
   size_t read(char* dst, size_t n) override {
+    if (pending_at_ < pending_.size()) {
+      size_t k = std::min(n, pending_.size() - pending_at_);
+      std::memcpy(dst, pending_.data() + pending_at_, k);
+      pending_at_ += k;
+      return k;
+    }
     while (true) {
       ssize_t r = ::read(fd_, dst, n);
       if (r >= 0) return static_cast<size_t>(r);
@@ -42,11 +51,14 @@ class PlainDecoder : public Decoder {
  private:
   int fd_;
   std::string path_;
+  std::string pending_;
+  size_t pending_at_ = 0;
 };
 
 class GzipDecoder : public Decoder {
  public:
-  GzipDecoder(int fd, std::string path) : raw_(fd, path), path_(std::move(path)), in_(1 << 18) {
+  GzipDecoder(int fd, std::string path, std::string already_read)
+      : raw_(fd, path, std::move(already_read)), path_(std::move(path)), in_(1 << 18) {
     std::memset(&z_, 0, sizeof z_);
     if (inflateInit2(&z_, 15 + 32) != Z_OK) throw InputError(path_, "", "cannot start gzip decoder");
   }
@@ -91,8 +103,8 @@ class GzipDecoder : public Decoder {
 
 class ZstdDecoder : public Decoder {
  public:
-  ZstdDecoder(int fd, std::string path)
-      : raw_(fd, path), path_(std::move(path)), in_(ZSTD_DStreamInSize()) {
+  ZstdDecoder(int fd, std::string path, std::string already_read)
+      : raw_(fd, path, std::move(already_read)), path_(std::move(path)), in_(ZSTD_DStreamInSize()) {
     ctx_ = ZSTD_createDStream();
     ZSTD_initDStream(ctx_);
   }
@@ -191,6 +203,8 @@ Input Input::open(const std::string& path) {
   if (path == "-") {
     impl->path = "<stdin>";
     impl->fd = 0;
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISREG(st.st_mode)) impl->regular = true;  // `- < file`
   } else {
     impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (impl->fd < 0) throw InputError(path, "", "cannot open: " + errno_text());
@@ -223,16 +237,16 @@ Input Input::open(const std::string& path) {
     impl->decoder = std::make_unique<PlainDecoder>(impl->fd, impl->path);
     impl->buf_end = got;  // the bytes already read are content
   } else {
-    // Compressed: rewind (or, for a pipe, feed the bytes already read back in).
-    if (impl->regular) {
+    // Compressed: rewind, or, for a pipe, feed the bytes already read back in.
+    std::string already_read;
+    if (impl->regular)
       lseek(impl->fd, 0, SEEK_SET);
-    } else {
-      throw InputError(impl->path, "", "compressed input on a pipe is not supported; decompress it first or pass the file");
-    }
-    if (impl->compression == Compression::Gzip)
-      impl->decoder = std::make_unique<GzipDecoder>(impl->fd, impl->path);
     else
-      impl->decoder = std::make_unique<ZstdDecoder>(impl->fd, impl->path);
+      already_read.assign(impl->buf.data(), got);
+    if (impl->compression == Compression::Gzip)
+      impl->decoder = std::make_unique<GzipDecoder>(impl->fd, impl->path, std::move(already_read));
+    else
+      impl->decoder = std::make_unique<ZstdDecoder>(impl->fd, impl->path, std::move(already_read));
     impl->buf_end = 0;
   }
   return Input(std::move(impl));
