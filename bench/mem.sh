@@ -1,5 +1,5 @@
 #!/bin/sh
-# Peak memory (RSS) and wall time of the traced-input paths (results in bench/results-mem.md):
+# Peak memory (RSS) and wall time of the traced-input paths (results in bench/RESULTS.md, "Peak memory of the traced-input paths"):
 #   convert driver1m.json -o x.prof   (issue 5: a tenth of seed 001's 1,239 MB, i.e. <= 124 MB)
 #   flamegraph driver1m.json -o x.html
 #   flamegraph kineto_1g.json -o x.html   (when /tmp/ffbench/kineto_1g.json exists)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Figures for bench/results-misc.md: median of 3 runs (wall s, user+sys s, peak RSS KB) of
+# Figures for bench/RESULTS.md ("Loose ends"): median of 3 runs (wall s, user+sys s, peak RSS KB) of
 #   1. SVG with and without --reverse on the 100,000-stack folded file (bench/svg_gen_folded.py);
 #   2. collapse of a ~200 MB perf script recorded without -g (one line per sample, generated here);
 #   3. the Kineto 1 GB trace to HTML (../shared/gen/gen_kineto.py --target-mb 1000 --layers 24).

@@ -1,6 +1,6 @@
 // reversed() (flamegraph.pl --reverse) builds the flipped tree from sorted keys instead of one
 // child lookup per frame. Checked against the lookup-per-frame construction it replaced: the
-// same paths with the same weights in every column, siblings never repeated. (Its speed is a benchmark: bench/results-misc.md.)
+// same paths with the same weights in every column, siblings never repeated. (Its speed is a benchmark: bench/misc.sh, bench/RESULTS.md.)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
