@@ -33,6 +33,9 @@ struct ReadOptions {
   int64_t window_start_ns = std::numeric_limits<int64_t>::min();
   int64_t window_end_ns = std::numeric_limits<int64_t>::max();
   uint64_t max_input_bytes = 0;  // 0 = no cap
+  // Ascend DBs: --category-rule CATEGORY=KW,KW (replace) or CATEGORY+=KW,KW (add); CATEGORY is
+  // cann, python_framework or python (MindStudio flamegraph.py's keyword rules).
+  std::vector<std::string> category_rules;
   bool progress = false;         // show a progress line on stderr
   unsigned threads_to_use = 0;   // worker threads; 0 = all cores
 };

@@ -339,3 +339,49 @@ INSERT INTO PYTORCH_API
     EXPECT_EQ(two.err, one.err);
   }
 }
+
+TEST(AscendReader, CategoryRulesReplaceOrAddKeywords) {
+  AscendCategoryRules rules;
+  apply_category_rules(rules, {"cann+=enqueue", "python_framework=linear"});
+  EXPECT_EQ(classify_ascend_frame("Enqueue", rules), "cann");
+  EXPECT_EQ(classify_ascend_frame("aclnnMatmul", rules), "cann");           // defaults kept by +=
+  EXPECT_EQ(classify_ascend_frame("aten::relu", rules), "unknown");         // replaced by =
+  EXPECT_EQ(classify_ascend_frame("aten::linear", rules), "python_framework");
+  EXPECT_EQ(classify_ascend_frame("main.py(10): main", rules), "python");  // the seed's python rule
+  apply_category_rules(rules, {"python=main"});
+  EXPECT_EQ(classify_ascend_frame("main.py(10): main", rules), "python");
+  EXPECT_EQ(classify_ascend_frame("model.py(42): forward", rules), "unknown");
+  apply_category_rules(rules, {"cann="});  // no keywords: never cann
+  EXPECT_EQ(classify_ascend_frame("aclnnMatmul", rules), "unknown");
+  EXPECT_THROW(apply_category_rules(rules, {"kernels=foo"}), UsageError);
+  EXPECT_THROW(apply_category_rules(rules, {"cann"}), UsageError);
+}
+
+TEST(AscendReader, CategoryRuleOptionChangesAFramesCategory) {
+  std::string db = make_db("ascend_pytorch_profiler_0.db", kTorchNpu);
+  auto category_of = [](const AscendTrace& t, const char* name) {
+    const Timeline& tl = t.timeline;
+    for (size_t i = 0; i < tl.size(); ++i)
+      if (tl.symbols.name(tl.frame[i]) == name) return std::string(tl.symbols.category_name(tl.symbols[tl.frame[i]].category));
+    return std::string("(no such frame)");
+  };
+  EXPECT_EQ(category_of(read_ascend_trace(db, ReadOptions{}, AscendOptions{}), "aten::linear"), "python_framework");
+  ReadOptions r;
+  r.category_rules = {"cann+=linear"};
+  EXPECT_EQ(category_of(read_ascend_trace(db, r, AscendOptions{}), "aten::linear"), "cann");
+  // Through the command line: the frame's category in `top --json`.
+  test::RunResult plain = test::flamefold("top --json " + db);
+  test::RunResult custom = test::flamefold("top --json --category-rule cann+=linear " + db);
+  ASSERT_EQ(custom.exit_code, 0) << custom.err;
+  EXPECT_NE(plain.out.find("\"aten::linear\""), std::string::npos) << plain.out;
+  auto category_in = [](const std::string& json) {
+    size_t at = json.find("\"aten::linear\"");
+    size_t c = at == std::string::npos ? at : json.find("\"category\":", at);
+    return c == std::string::npos ? std::string() : json.substr(c + 11, json.find('"', c + 12) - c - 10);
+  };
+  EXPECT_EQ(category_in(plain.out), "\"python_framework\"");
+  EXPECT_EQ(category_in(custom.out), "\"cann\"");
+  test::RunResult bad = test::flamefold("top --category-rule kernels=x " + db);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("cann, python_framework or python"), std::string::npos) << bad.err;
+}

@@ -22,8 +22,14 @@ namespace flamefold {
 struct AscendCategoryRules {
   std::vector<std::string> cann = {"cann", "ascendcl", "aclnn", "aclrt", "aclmdl", "aclprof", "hccl"};
   std::vector<std::string> python_framework = {"torch", "torch_npu", "aten::", "c10::", "aten_"};
+  // Empty with python_default: the seed's rule (".py" case-sensitively, or "python").
+  std::vector<std::string> python;
+  bool python_default = true;
 };
 std::string_view classify_ascend_frame(std::string_view name, const AscendCategoryRules& rules = {});
+// Applies --category-rule texts ("cann=aclnn,hccl" replaces, "cann+=mykernel" adds);
+// throws UsageError on an unknown category or a malformed rule.
+void apply_category_rules(AscendCategoryRules& rules, const std::vector<std::string>& texts);
 
 struct AscendOptions {
   bool for_flamegraph = false;  // PYTORCH_API ops become the launches of their NPU tasks

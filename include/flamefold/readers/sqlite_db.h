@@ -1,10 +1,15 @@
 // A thin read-only SQLite layer for the profiler-database readers (nsys, Ascend): opens
 // with `file:...?mode=ro&immutable=1`, prepared statements with bound parameters only,
-// table/column introspection. Every SQLite failure becomes an InputError naming the file.
+// table/column introspection, and TableScan: whole-table (or rowid-range) scans that read the
+// table b-tree pages of the mapped file directly (src/flamefold/readers/sqlite_pages.cpp)
+// and fall back to a prepared SELECT whenever that cannot be trusted. Every SQLite failure
+// becomes an InputError naming the file.
 #pragma once
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +30,7 @@ class Statement {
   void bind(int index, std::string_view v);
   bool step();  // true while a row is available; throws InputError on errors (corrupt file ...)
   void reset();
+  sqlite3_stmt* handle() const { return stmt_; }
 
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int type(int col) const { return sqlite3_column_type(stmt_, col); }
@@ -74,11 +80,126 @@ class Statement {
   std::string file_, place_;
 };
 
+
+// One value of the current row of a TableScan, in SQLite's storage classes. TEXT and BLOB
+// point into the mapped file, a row buffer or SQLite's statement: valid until the next step().
+struct Value {
+  int type = SQLITE_NULL;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL
+  int64_t i = 0;
+  double f = 0;
+  const char* s = nullptr;
+  uint32_t n = 0;
+};
+
+// The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
+// only digits or the value exceeds INT64_MAX.
+inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
+  if (n == 0 || n > 19) return false;
+  uint64_t v = 0;
+  uint32_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + k, 8);
+    // All eight bytes in '0'..'9' (SWAR), then combined pairwise: 8 digits -> one number.
+    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+      return false;
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    w = ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+    v = v * 100000000ull + (w & 0xFFFFFFFFull);
+  }
+  for (; k < n; ++k) {
+    unsigned d = static_cast<unsigned char>(s[k]) - '0';
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+
+class PageScanner;  // the direct b-tree reader (sqlite_pages.h)
+struct FileImage;
+
+// The rows of one table, columns chosen by name ("rowid" = the rowid unless a column has that
+// name; a name the table lacks reads as NULL in every row), in rowid order, optionally only
+// the rowids in [lo, hi]. Values read exactly as sqlite3_column_* would give them for
+// `SELECT cols FROM table`, whichever path reads them.
+class TableScan {
+ public:
+  TableScan(TableScan&&) noexcept;
+  TableScan& operator=(TableScan&&) noexcept;
+  ~TableScan();
+
+  bool step();  // true while a row is available; throws InputError on damaged pages
+  // Whether the direct page reader serves this scan (false: the prepared-statement path).
+  bool direct() const { return pages_ != nullptr; }
+  // Why the prepared-statement path was taken ("" when direct): for tests and `info`.
+  const std::string& fallback_reason() const { return fallback_reason_; }
+
+  bool is_null(int col) const { return values_[col].type == SQLITE_NULL; }
+  int type(int col) const { return values_[col].type; }
+  int64_t i64(int col) const {
+    const Value& v = values_[col];
+    if (v.type == SQLITE_INTEGER) return v.i;
+    return i64_slow(v);
+  }
+  int64_t i64_or(int col, int64_t missing) const {
+    const Value& v = values_[col];
+    if (v.type == SQLITE_INTEGER) return v.i;
+    return v.type == SQLITE_NULL ? missing : i64_slow(v);
+  }
+  double f64(int col) const {
+    const Value& v = values_[col];
+    if (v.type == SQLITE_FLOAT) return v.f;
+    if (v.type == SQLITE_INTEGER) return static_cast<double>(v.i);
+    return f64_slow(v);
+  }
+  // As Statement::time_ns: INTEGER, REAL or TEXT holding either; INT64_MIN when NULL.
+  int64_t time_ns(int col) const {
+    const Value& v = values_[col];
+    if (v.type == SQLITE_INTEGER) return v.i;
+    if (v.type == SQLITE_NULL) return INT64_MIN;
+    int64_t x;
+    if (v.type == SQLITE_TEXT && digits_value(v.s, v.n, x)) return x;
+    double d = f64(col);
+    return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
+  }
+  std::string_view text(int col) const {
+    const Value& v = values_[col];
+    if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) return std::string_view(v.s, v.n);
+    if (v.type == SQLITE_NULL) return std::string_view();
+    return text_slow(col);
+  }
+
+ private:
+  friend class Db;
+  TableScan();
+  int64_t i64_slow(const Value& v) const;
+  double f64_slow(const Value& v) const;
+  std::string_view text_slow(int col) const;
+  sqlite3_stmt* converter() const;
+
+  std::vector<Value> values_;
+  std::unique_ptr<PageScanner> pages_;  // direct path
+  Statement stmt_;                      // fallback path
+  std::string fallback_reason_;
+  sqlite3* db_ = nullptr;                // for the rare conversions (TEXT -> number, REAL -> TEXT)
+  mutable sqlite3_stmt* convert_ = nullptr;
+  mutable std::vector<std::string> scratch_;
+};
+
+// A rowid range for Db::scan (inclusive).
+struct RowidRange {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+};
+
 class Db {
  public:
   // Opens read-only and immutable; throws InputError when the file is not a readable SQLite DB.
   static Db open(const std::string& path);
-  Db(Db&& o) noexcept : db_(o.db_), path_(std::move(o.path_)), tables_(std::move(o.tables_)) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept;
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
   ~Db();
@@ -92,12 +213,25 @@ class Db {
   Statement prepare(std::string_view sql, std::string_view place) const;
   // Runs a query returning one integer (COUNT(*), MAX(id) ...); `fallback` when NULL or no row.
   int64_t scalar(std::string_view sql, std::string_view place, int64_t fallback = 0) const;
+  // `SELECT columns FROM table [WHERE rowid BETWEEN lo AND hi]`, read from the table pages
+  // directly when the file allows it (see TableScan). place is used in error messages.
+  TableScan scan(std::string_view table, const std::vector<std::string>& columns, std::string_view place,
+                 RowidRange range = {}) const;
+  // Forces the prepared-statement path for every scan (tests compare both paths).
+  void set_direct_scans(bool on) { direct_scans_ = on; }
 
  private:
   Db() = default;
+  // The mapped file for direct scans (nullptr until the first scan; `image_checked_` then).
+  const FileImage* image() const;
+
   sqlite3* db_ = nullptr;
   std::string path_;
   std::vector<std::string> tables_;
+  bool direct_scans_ = true;
+  mutable std::shared_ptr<const FileImage> image_;
+  mutable std::string image_problem_;  // why the file cannot be read directly ("" = fine)
+  mutable bool image_checked_ = false;
 };
 
 // Which profiler wrote a database, from its tables: "nsys" (StringIds), "ascend" (STRING_IDS with

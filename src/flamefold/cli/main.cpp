@@ -96,6 +96,14 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
                   "(CUDA_CALLCHAINS); Ascend ops (default) or callchain (adds PYTORCH_CALLCHAINS Python frames)");
   app->add_option("--max-input-bytes", r.max_input_bytes,
                   "refuse database inputs larger than this (default for Ascend DBs: 10 GiB, as MindStudio's tool)");
+  app->add_option("--category-rule", r.category_rules,
+                  "Ascend DBs: frame category keywords, CATEGORY=KW1,KW2 (replace) or CATEGORY+=KW1,KW2 (add), CATEGORY "
+                  "one of cann, python_framework, python; case-insensitive substrings, first matching category in that "
+                  "order wins, else unknown; repeatable (default: cann=cann,ascendcl,aclnn,aclrt,aclmdl,aclprof,hccl "
+                  "python_framework=torch,torch_npu,aten::,c10::,aten_; python: names containing .py or python)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--weight", r.weight, "which weight to use: samples, cpu, gpu, npu, kernels, calls (default: the input's)");
   app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
   // Traced inputs (Kineto, nsys, Ascend): which part of the timeline to build from.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <exception>
 #include <string>
@@ -19,12 +20,14 @@ namespace flamefold {
 namespace {
 
 using sqlite::Db;
-using sqlite::Statement;
+using sqlite::RowidRange;
+using sqlite::TableScan;
 
 // Correlation ids: an op's PYTORCH_API.connectionId and a CANN_API/TASK connection id live in
 // different number spaces; the top bits keep them apart (and never 0).
 constexpr uint64_t kOpLink = 1ull << 62;
 constexpr uint64_t kCannLink = 1ull << 61;
+constexpr uint64_t kParkedLink = 1ull << 63;  // a PYTORCH_API link waiting for link_earliest_rows
 constexpr uint32_t kExcluded = UINT32_MAX - 1;
 constexpr uint32_t kUnset = UINT32_MAX - 3;  // a linked id whose row was not read yet
 // Host tables with at least this many rows are read by two connections at once.
@@ -58,32 +61,30 @@ std::string pick(const std::vector<std::string>& cols, std::initializer_list<con
   return "";
 }
 
-std::string select_list(const std::vector<std::string>& names, const std::string& table) {
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i) sql += ", ";
-    sql += names[i].empty() ? std::string("NULL") : sqlite::quote_identifier(names[i]);
-  }
-  return sql + " FROM " + sqlite::quote_identifier(table);
-}
-
 // id -> value for ids looked up once per row: a flat array when the ids are dense (torch_npu
 // numbers connection ids 0, 1, 2 ...), so row-order lookups walk memory in order instead of
 // missing the cache on every hashed probe; a U64Map otherwise.
 class IdIndex {
  public:
-  // pairs: (id, ...) for every id that will be set (ids may repeat).
-  void plan(const std::vector<std::pair<uint64_t, uint64_t>>& pairs) {
-    if (pairs.empty()) return;
+  // ids: every id that will be set (ids may repeat), as id_of(item) for each item.
+  template <typename Items, typename IdOf>
+  void plan(const Items& items, IdOf id_of) {
+    if (items.empty()) return;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (const auto& pr : pairs) {
-      lo = std::min(lo, pr.first);
-      hi = std::max(hi, pr.first);
+    for (const auto& item : items) {
+      uint64_t id = id_of(item);
+      lo = std::min(lo, id);
+      hi = std::max(hi, id);
     }
-    if (hi - lo < 4 * pairs.size() + 65536) {
+    if (hi - lo < 4 * items.size() + 65536) {
       base_ = lo;
       dense_.assign(hi - lo + 1, U64Map::kMissing);
+    } else {
+      sparse_ = U64Map(items.size() + 16);
     }
+  }
+  void plan(const std::vector<uint64_t>& ids) {
+    plan(ids, [](uint64_t id) { return id; });
   }
   uint32_t find(uint64_t id) const {
     if (!dense_.empty()) return id - base_ < dense_.size() ? dense_[id - base_] : U64Map::kMissing;
@@ -99,6 +100,17 @@ class IdIndex {
   std::vector<uint32_t> dense_;
   U64Map sparse_{1024};
 };
+
+// Rows to reserve room for: MAX(rowid), a b-tree lookup; 0 when it cannot be asked (WITHOUT
+// ROWID tables), capped so that a damaged file cannot ask for absurd amounts.
+size_t reservation_rows(const Db& db, const char* table) {
+  try {
+    return static_cast<size_t>(
+        std::clamp<int64_t>(db.scalar(std::string("SELECT MAX(rowid) FROM ") + table, std::string("table ") + table), 0, int64_t(1) << 26));
+  } catch (const InputError&) {
+    return 0;
+  }
+}
 
 // One host-table row as read (INT64_MIN = NULL).
 struct HostRow {
@@ -116,13 +128,19 @@ struct TaskRows {
   std::vector<std::pair<int64_t, int64_t>> names;
   std::vector<TaskRow> rows;
 };
+// The columns read_tasks reads ("" = absent in this schema, read as NULL); names_columns is
+// empty when the task names cannot be looked up.
 struct TaskQueries {
-  std::string names_sql, tasks_sql;
+  std::vector<std::string> names_columns, task_columns;
+  bool link_is_connection_id = false;  // task_columns[4] is TASK.connectionId
 };
 
 class AscendReader {
  public:
-  AscendReader(const std::string& path, const ReadOptions& read, const AscendOptions& o) : path_(path), read_(read), o_(o) {}
+  AscendReader(const std::string& path, const ReadOptions& read, const AscendOptions& o)
+      : path_(path), read_(read), o_(o), rules_(o.rules) {
+    apply_category_rules(rules_, read.category_rules);
+  }
 
   AscendTrace run() {
     check_size();
@@ -151,9 +169,13 @@ class AscendReader {
       // the host table's second connection starts now and reads TASK after its rows.
       if (!o_.cann_launches) start_task_prefetch();
       start_host_early(host_table);
-      if (o_.for_flamegraph) read_connections();
+      // CONNECTION_IDS is read by the second connection when there is one (after its rows).
+      if (o_.for_flamegraph && !upper_.connections) read_connections(*db_);
       read_host(host_table, /*launches=*/false);
-      if (o_.for_flamegraph) choose_launching_ops();
+      if (o_.for_flamegraph) {
+        link_earliest_rows();
+        choose_launching_ops();
+      }
       if (o_.cann_launches) {
         if (db.has_table("CANN_API")) read_host("CANN_API", true);
         else if (db.has_table("API")) read_host("API", true);
@@ -182,6 +204,7 @@ class AscendReader {
   std::string path_;
   const ReadOptions& read_;
   const AscendOptions& o_;
+  AscendCategoryRules rules_;  // o_.rules with --category-rule applied
   const Db* db_ = nullptr;
   AscendTrace out_;
   U64Map strings_{4096};      // STRING_IDS id -> StrId
@@ -191,7 +214,7 @@ class AscendReader {
   // PYTORCH_API.connectionId -> CONNECTION_IDS (id -> connectionId, 1:N) -> TASK.connectionId.
   std::vector<std::pair<uint64_t, uint64_t>> connections_;  // (id, connectionId) whose connectionId has tasks
   IdIndex linked_ids_;              // ids in connections_ -> earliest PYTORCH_API event with that id
-  U64Map op_of_connection_{1024};   // TASK.connectionId -> the launching PYTORCH_API event
+  IdIndex op_of_connection_;        // TASK.connectionId -> the launching PYTORCH_API event
   std::vector<CategoryId> categories_;
   CategoryId task_cat_ = 0, kernel_cat_ = 0;
   uint64_t host_rows_ = 0, tasks_ = 0;
@@ -200,6 +223,8 @@ class AscendReader {
   int64_t last_gtid_ = INT64_MIN;
   uint32_t last_track_ = 0;  // an msprof API table that links by globalTaskId
   std::vector<std::pair<uint32_t, int64_t>> op_callchains_;  // (event, callchainId)
+  uint32_t host_events_begin_ = 0, host_events_end_ = 0;     // the PYTORCH_API events
+  std::vector<std::pair<uint32_t, int64_t>> odd_links_;       // (event, link) of links too big to park
   // TASK rows read ahead by the host table's second connection (start_task_prefetch).
   struct Prefetch {
     TaskQueries queries;
@@ -213,7 +238,10 @@ class AscendReader {
   struct UpperReader {
     std::string table;
     std::vector<HostRow> rows;
-    std::exception_ptr error;
+    std::exception_ptr error;             // reading the rows failed
+    std::exception_ptr connections_error;  // reading CONNECTION_IDS failed
+    bool connections = false;              // it reads CONNECTION_IDS after its rows
+    std::atomic<bool> rows_ready{false};
     std::thread thread;
     ~UpperReader() {
       if (thread.joinable()) thread.join();
@@ -231,31 +259,71 @@ class AscendReader {
   }
 
   void read_strings() {
-    Statement s = db_->prepare("SELECT id, value FROM STRING_IDS", "table STRING_IDS");
+    std::vector<std::string> cols = db_->columns("STRING_IDS");
+    if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "value") < 0)
+      throw InputError(path_, "table STRING_IDS", "has no id and value columns");
+    TableScan s = db_->scan("STRING_IDS", {"id", "value"}, "table STRING_IDS");
     StringTable& st = out_.timeline.symbols.strings;
     while (s.step())
       if (!s.is_null(0) && !s.is_null(1)) strings_.set(static_cast<uint64_t>(s.i64(0)), st.intern(s.text(1)));
   }
 
   // Which PYTORCH_API connection ids lead to NPU tasks (others link forward/backward ops).
-  void read_connections() {
-    if (!db_->has_table("CONNECTION_IDS") || !db_->has_table("TASK")) return;
-    std::vector<std::string> cols = db_->columns("CONNECTION_IDS");
+  // Runs on the host table's second connection when there is one (the rows placed meanwhile
+  // keep their links for link_earliest_rows).
+  void read_connections(const Db& db, const std::vector<TaskRow>* task_rows = nullptr) {
+    if (!db.has_table("CONNECTION_IDS") || !db.has_table("TASK")) return;
+    std::vector<std::string> cols = db.columns("CONNECTION_IDS");
     if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "connectionId") < 0) return;
-    if (sqlite::find_column(db_->columns("TASK"), "connectionId") < 0) return;
-    U64Map task_connections(4096);
-    Statement t = db_->prepare("SELECT connectionId FROM TASK", "table TASK");
-    while (t.step())
-      if (!t.is_null(0)) task_connections.set(static_cast<uint64_t>(t.i64(0)), 1);
-    Statement s = db_->prepare("SELECT id, connectionId FROM CONNECTION_IDS", "table CONNECTION_IDS");
+    if (sqlite::find_column(db.columns("TASK"), "connectionId") < 0) return;
+    auto rows_of = [&db](const char* table) { return reservation_rows(db, table); };
+    std::vector<uint64_t> task_ids;
+    if (task_rows) {
+      task_ids.reserve(task_rows->size());
+      for (const TaskRow& r : *task_rows)
+        if (!(r.nulls & kNoLink)) task_ids.push_back(static_cast<uint64_t>(r.link));
+    } else {
+      task_ids.reserve(rows_of("TASK"));
+      TableScan t = db.scan("TASK", {"connectionId"}, "table TASK");
+      while (t.step())
+        if (!t.is_null(0)) task_ids.push_back(static_cast<uint64_t>(t.i64(0)));
+    }
+    IdIndex task_connections;  // TASK.connectionId -> 1
+    task_connections.plan(task_ids);
+    for (uint64_t c : task_ids) task_connections.set(c, 1);
+    connections_.reserve(rows_of("CONNECTION_IDS"));
+    TableScan s = db.scan("CONNECTION_IDS", {"id", "connectionId"}, "table CONNECTION_IDS");
     while (s.step()) {
       if (s.is_null(0) || s.is_null(1)) continue;
       uint64_t id = static_cast<uint64_t>(s.i64(0)), c = static_cast<uint64_t>(s.i64(1));
       if (task_connections.find(c) == U64Map::kMissing) continue;
       connections_.emplace_back(id, c);
     }
-    linked_ids_.plan(connections_);
+    linked_ids_.plan(connections_, [](const auto& pr) { return pr.first; });
     for (auto [id, c] : connections_) linked_ids_.set(id, kUnset);
+    op_of_connection_.plan(connections_, [](const auto& pr) { return pr.second; });
+  }
+
+  // Each linked id -> its earliest PYTORCH_API row (ties: the first row), from the links that
+  // place_host_row parked in the correlation column; clears them.
+  void link_earliest_rows() {
+    Timeline& tl = out_.timeline;
+    auto note = [&](uint64_t id, uint32_t ev) {
+      uint32_t have = linked_ids_.find(id);
+      if (have == U64Map::kMissing) return;
+      if (have == kUnset || tl.start[ev] < tl.start[have] || (tl.start[ev] == tl.start[have] && ev < have))
+        linked_ids_.set(id, ev);
+    };
+    const bool any = !connections_.empty();
+    for (uint32_t ev = host_events_begin_; ev < host_events_end_; ++ev) {
+      uint64_t c = tl.correlation[ev];
+      if (!(c & kParkedLink)) continue;
+      tl.correlation[ev] = 0;
+      if (any) note(c & ~kParkedLink, ev);
+    }
+    if (any)
+      for (auto [ev, link] : odd_links_) note(static_cast<uint64_t>(link), ev);
+    odd_links_.clear();
   }
 
   // A task's connection can be reached from several rows (torch_npu's Enqueue on the op's
@@ -321,14 +389,14 @@ class AscendReader {
   }
 
   CategoryId category_of(std::string_view name) {
-    std::string_view c = classify_ascend_frame(name, o_.rules);
+    std::string_view c = classify_ascend_frame(name, rules_);
     if (c == "cann") return categories_[0];
     if (c == "python_framework") return categories_[1];
     if (c == "python") return categories_[2];
     return categories_[3];
   }
 
-  static HostRow fetch_host_row(const Statement& s, bool link_col, bool chain_col) {
+  static HostRow fetch_host_row(const TableScan& s, bool link_col, bool chain_col) {
     return HostRow{s.time_ns(0),
                    s.time_ns(1),
                    s.i64_or(2, INT64_MIN),
@@ -339,7 +407,8 @@ class AscendReader {
 
   // What read_host reads from a host table; throws when the table lacks the needed columns.
   struct HostPlan {
-    std::string table, place, select;
+    std::string table, place;
+    std::vector<std::string> columns;  // "" = absent, read as NULL
     bool pytorch = false, link_col = false, chain_col = false;
     int64_t max_rowid = 0;
     int64_t split = -1;  // rowids above it are read by a second connection; -1 = one scan
@@ -359,13 +428,14 @@ class AscendReader {
     plan.pytorch = std::string_view(table) == "PYTORCH_API";
     std::string callchain = plan.pytorch && o_.callchains ? pick(cols, {"callchainId"}) : "";
     plan.place = std::string("table ") + table;
-    plan.select = select_list({start, end, "globalTid", pick(cols, {"name"}), link, callchain}, table);
+    plan.columns = {start, end, "globalTid", pick(cols, {"name"}), link, callchain};
     plan.link_col = !link.empty();
     plan.chain_col = !callchain.empty();
     plan.max_rowid = std::max<int64_t>(0, db_->scalar(std::string("SELECT MAX(rowid) FROM ") + table, plan.place));
-    // Big tables: a second connection decodes the upper half of the rowids on another core
-    // while this one reads and places the lower half; its rows are placed afterwards, so the
-    // events come out in the same (rowid) order as one scan gives.
+    // Big tables: a second connection decodes the upper rowids on another core while this one
+    // reads and places the lower ones; its rows are placed afterwards, so the events come out
+    // in the same (rowid) order as one scan gives. The other connection then goes on with TASK
+    // and CONNECTION_IDS while this one places its rows.
     const bool rowid_is_column = sqlite::find_column(cols, "rowid") >= 0;
     const bool one_thread = read_.threads_to_use == 1;  // -j 1: a single scan
     if (!rowid_is_column && !one_thread && plan.max_rowid >= kParallelRows) plan.split = plan.max_rowid / 2;
@@ -374,28 +444,49 @@ class AscendReader {
 
   // Starts the second connection on the upper rows of a planned host table; once done, it
   // also reads TASK if asked (prefetch_), as the main connection is then still placing rows.
-  void start_upper_reader(const HostPlan& plan) {
+  void start_upper_reader(const HostPlan& plan, bool with_connections) {
     if (plan.split < 0) return;
     upper_.table = plan.table;
     upper_.rows.clear();
     upper_.error = nullptr;
+    upper_.connections_error = nullptr;
+    upper_.connections = with_connections;
+    upper_.rows_ready = false;
     upper_.thread = std::thread([this, plan] {
       try {
         Db other = Db::open(path_);
-        Statement u = other.prepare(plan.select + " WHERE rowid > ?", plan.place);
-        u.bind(1, plan.split);
-        upper_.rows.reserve(static_cast<size_t>(std::min<int64_t>(plan.max_rowid - plan.split, int64_t(1) << 24)));  // rowids may be sparse
-        while (u.step()) upper_.rows.push_back(fetch_host_row(u, plan.link_col, plan.chain_col));
+        try {
+          TableScan u = other.scan(plan.table, plan.columns, plan.place, RowidRange{plan.split + 1, INT64_MAX});
+          upper_.rows.reserve(static_cast<size_t>(std::min<int64_t>(plan.max_rowid - plan.split, int64_t(1) << 24)));  // rowids may be sparse
+          while (u.step()) upper_.rows.push_back(fetch_host_row(u, plan.link_col, plan.chain_col));
+        } catch (...) {
+          upper_.error = std::current_exception();
+        }
+        upper_.rows_ready = true;
+        upper_.rows_ready.notify_one();
+        if (upper_.error) return;
+        bool tasks_read = false;
         if (prefetch_.wanted && !prefetch_.done) {
           prefetch_.done = true;
           try {
             fetch_tasks(other, prefetch_.queries, prefetch_.rows);
+            tasks_read = true;
           } catch (...) {
             prefetch_.error = std::current_exception();  // rethrown where read_tasks reads TASK
           }
         }
+        if (upper_.connections) {
+          try {
+            // TASK's connection ids come with the rows just read when that column was read.
+            read_connections(other, tasks_read && prefetch_.queries.link_is_connection_id ? &prefetch_.rows.rows : nullptr);
+          } catch (...) {
+            upper_.connections_error = std::current_exception();  // rethrown after the rows are placed
+          }
+        }
       } catch (...) {
         upper_.error = std::current_exception();
+        upper_.rows_ready = true;
+        upper_.rows_ready.notify_one();
       }
     });
   }
@@ -404,36 +495,47 @@ class AscendReader {
   // failure here is left for read_host to meet (and report) at its usual place.
   void start_host_early(const char* table) {
     try {
-      start_upper_reader(plan_host(table, /*launches=*/false));
+      start_upper_reader(plan_host(table, /*launches=*/false), o_.for_flamegraph);
     } catch (const InputError&) {
     }
+  }
+
+  // Room in the event columns for a host table's rows (and TASK's, after PYTORCH_API).
+  void reserve_events(const HostPlan& plan) {
+    Timeline& tl = out_.timeline;
+    size_t rows = static_cast<size_t>(plan.max_rowid);
+    tl.reserve(tl.size() + rows + (plan.pytorch ? static_cast<size_t>(std::max<int64_t>(0, db_->has_table("TASK") ? db_->scalar("SELECT MAX(rowid) FROM TASK", "table TASK") : 0)) : 0));
   }
 
   void read_host(const char* table, bool launches) {
     const HostPlan plan = plan_host(table, launches);
     Timeline& tl = out_.timeline;
-    {
-      size_t rows = static_cast<size_t>(plan.max_rowid);
-      tl.reserve(tl.size() + rows + (plan.pytorch ? static_cast<size_t>(std::max<int64_t>(0, db_->has_table("TASK") ? db_->scalar("SELECT MAX(rowid) FROM TASK", "table TASK") : 0)) : 0));
-    }
+    reserve_events(plan);
     if (!(upper_.thread.joinable() && upper_.table == plan.table)) {
       if (upper_.thread.joinable()) upper_.thread.join();
-      start_upper_reader(plan);
+      start_upper_reader(plan, false);
     }
     const int64_t split = plan.split;
-    Statement s = db_->prepare(split >= 0 ? plan.select + " WHERE rowid <= ?" : plan.select, plan.place);
-    if (split >= 0) s.bind(1, split);
+    TableScan s = db_->scan(plan.table, plan.columns, plan.place, split >= 0 ? RowidRange{INT64_MIN, split} : RowidRange{});
     HostContext ctx{table, launches, plan.pytorch ? 1u : 2u, std::string(" (") + table + ")",
                     // The seed's summary line counts the rows of the main host table only.
                     !(launches && has_pytorch_)};
+    if (!launches) host_events_begin_ = static_cast<uint32_t>(tl.size());
     while (s.step()) place_host_row(ctx, fetch_host_row(s, plan.link_col, plan.chain_col));
     if (split >= 0) {
-      upper_.thread.join();
-      if (upper_.error) std::rethrow_exception(upper_.error);
+      // The upper rows as soon as they are decoded; the thread goes on with CONNECTION_IDS/TASK.
+      upper_.rows_ready.wait(false);
+      if (upper_.error) {
+        upper_.thread.join();
+        std::rethrow_exception(upper_.error);
+      }
       std::vector<HostRow> upper = std::move(upper_.rows);
       upper_.rows = {};
       for (const HostRow& r : upper) place_host_row(ctx, r);
+      upper_.thread.join();
+      if (upper_.connections_error) std::rethrow_exception(upper_.connections_error);
     }
+    if (!launches) host_events_end_ = static_cast<uint32_t>(tl.size());
   }
 
   struct HostContext {
@@ -472,13 +574,16 @@ class AscendReader {
       kind = EventKind::Launch;
       corr = kCannLink | static_cast<uint64_t>(link);
     }
-    uint32_t ev = tl.add(host_track(r.gtid), b, e, f, kind, corr);
-    if (!c.launches && link != INT64_MIN && !connections_.empty()) {
-      // Remember the earliest row per linked id (see choose_launching_ops).
-      uint64_t id = static_cast<uint64_t>(link);
-      uint32_t have = linked_ids_.find(id);
-      if (have != U64Map::kMissing && (have == kUnset || b < tl.start[have])) linked_ids_.set(id, ev);
+    if (!c.launches && link != INT64_MIN && o_.for_flamegraph) {
+      // Parked in the correlation column for link_earliest_rows (CONNECTION_IDS may still be
+      // being read on the other connection).
+      if (link >= 0 && static_cast<uint64_t>(link) < kParkedLink) {
+        corr = kParkedLink | static_cast<uint64_t>(link);
+      } else {
+        odd_links_.emplace_back(static_cast<uint32_t>(tl.size()), link);
+      }
     }
+    uint32_t ev = tl.add(host_track(r.gtid), b, e, f, kind, corr);
     if (r.callchain != INT64_MIN) op_callchains_.emplace_back(ev, r.callchain);
     ++host_rows_;
   }
@@ -494,26 +599,31 @@ class AscendReader {
     if (db_->has_table("COMPUTE_TASK_INFO") && !task_id.empty()) {
       std::vector<std::string> ccols = db_->columns("COMPUTE_TASK_INFO");
       std::string cid = sqlite::find_column(ccols, task_id) >= 0 ? task_id : pick(ccols, {"globalTaskId", "correlationId"});
-      if (!cid.empty() && sqlite::find_column(ccols, "name") >= 0) q.names_sql = select_list({cid, "name"}, "COMPUTE_TASK_INFO");
+      if (!cid.empty() && sqlite::find_column(ccols, "name") >= 0) q.names_columns = {cid, "name"};
     }
     std::string link = launch_by_task_id_ ? task_id : pick(cols, {"connectionId"});
-    q.tasks_sql = select_list({start, end, pick(cols, {"deviceId"}), pick(cols, {"streamId"}), link, task_id,
-                               pick(cols, {"taskType"}), pick(cols, {"globalPid"})},
-                              "TASK");
+    q.link_is_connection_id = link == "connectionId";
+    q.task_columns = {start, end, pick(cols, {"deviceId"}), pick(cols, {"streamId"}), link, task_id,
+                      pick(cols, {"taskType"}), pick(cols, {"globalPid"})};
     return q;
   }
 
   static void fetch_tasks(const Db& db, const TaskQueries& q, TaskRows& out) {
-    if (!q.names_sql.empty()) {
-      Statement c = db.prepare(q.names_sql, "table COMPUTE_TASK_INFO");
+    auto rows_of = [&db](const char* table) { return reservation_rows(db, table); };
+    out.rows.reserve(rows_of("TASK"));
+    if (!q.names_columns.empty()) {
+      out.names.reserve(rows_of("COMPUTE_TASK_INFO"));
+      TableScan c = db.scan("COMPUTE_TASK_INFO", q.names_columns, "table COMPUTE_TASK_INFO");
       while (c.step())
         if (!c.is_null(0) && !c.is_null(1)) out.names.emplace_back(c.i64(0), c.i64(1));
     }
-    Statement s = db.prepare(q.tasks_sql, "table TASK");
+    TableScan s = db.scan("TASK", q.task_columns, "table TASK");
     while (s.step()) {
       TaskRow r{};
+      if (s.is_null(4)) r.nulls |= kNoLink;
+      else r.link = s.i64(4);
       if (s.is_null(0) || s.is_null(1)) {
-        r.nulls = kNoTime;
+        r.nulls |= kNoTime;  // left out by read_tasks; its link still counts for read_connections
         out.rows.push_back(r);
         continue;
       }
@@ -522,8 +632,6 @@ class AscendReader {
       r.device = s.i64(2);
       r.stream = s.i64(3);
       r.pid = s.i64(7);
-      if (s.is_null(4)) r.nulls |= kNoLink;
-      else r.link = s.i64(4);
       if (s.is_null(5)) r.nulls |= kNoTaskId;
       else r.task_id = s.i64(5);
       if (s.is_null(6)) r.nulls |= kNoTaskType;
@@ -555,7 +663,13 @@ class AscendReader {
     } else {
       fetch_tasks(*db_, task_queries(), got);
     }
-    U64Map names(1024);
+    IdIndex names;  // COMPUTE_TASK_INFO id -> StrId (the ids are dense in torch_npu DBs)
+    {
+      std::vector<uint64_t> ids;
+      ids.reserve(got.names.size());
+      for (auto [id, name] : got.names) ids.push_back(static_cast<uint64_t>(id));
+      names.plan(ids);
+    }
     for (auto [id, name] : got.names) {
       StrId n = strings_.find(static_cast<uint64_t>(name));
       if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(id), n);
@@ -618,7 +732,10 @@ class AscendReader {
     Symbols& sym = tl.symbols;
     CategoryId python = categories_[2];
     std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;
-    Statement s = db_->prepare("SELECT id, stackDepth, stack FROM PYTORCH_CALLCHAINS", "table PYTORCH_CALLCHAINS");
+    std::vector<std::string> cols = db_->columns("PYTORCH_CALLCHAINS");
+    if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "stack") < 0)
+      throw InputError(path_, "table PYTORCH_CALLCHAINS", "has no id and stack columns");
+    TableScan s = db_->scan("PYTORCH_CALLCHAINS", {"id", "stackDepth", "stack"}, "table PYTORCH_CALLCHAINS");
     U64Map frame_of_string(1024);
     while (s.step()) {
       if (s.is_null(0) || s.is_null(2)) continue;
@@ -670,8 +787,45 @@ std::string_view classify_ascend_frame(std::string_view name, const AscendCatego
     if (contains_ci(lower, k)) return "cann";
   for (const std::string& k : rules.python_framework)
     if (contains_ci(lower, k)) return "python_framework";
-  if (name.find(".py") != std::string_view::npos || lower.find("python") != std::string::npos) return "python";
+  if (rules.python_default) {
+    if (name.find(".py") != std::string_view::npos || lower.find("python") != std::string::npos) return "python";
+  } else {
+    for (const std::string& k : rules.python)
+      if (contains_ci(lower, k)) return "python";
+  }
   return "unknown";
+}
+
+void apply_category_rules(AscendCategoryRules& rules, const std::vector<std::string>& texts) {
+  for (const std::string& text : texts) {
+    size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--category-rule " + text + ": expected CATEGORY=KEYWORD,... or CATEGORY+=KEYWORD,...");
+    const bool add = text[eq - 1] == '+';
+    std::string category = text.substr(0, add ? eq - 1 : eq);
+    std::vector<std::string> keywords;
+    std::string rest = text.substr(eq + 1);
+    for (size_t at = 0; at <= rest.size();) {
+      size_t comma = rest.find(',', at);
+      if (comma == std::string::npos) comma = rest.size();
+      if (comma > at) keywords.push_back(rest.substr(at, comma - at));
+      at = comma + 1;
+    }
+    std::vector<std::string>* list = nullptr;
+    if (category == "cann") list = &rules.cann;
+    else if (category == "python_framework") list = &rules.python_framework;
+    else if (category == "python") {
+      if (rules.python_default) {
+        rules.python_default = false;
+        rules.python = add ? std::vector<std::string>{".py", "python"} : std::vector<std::string>{};
+      }
+      list = &rules.python;
+    } else {
+      throw UsageError("--category-rule " + text + ": the category is cann, python_framework or python");
+    }
+    if (!add) list->clear();
+    list->insert(list->end(), keywords.begin(), keywords.end());
+  }
 }
 
 bool is_ascend_db(const sqlite::Db& db) {

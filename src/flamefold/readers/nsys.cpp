@@ -15,6 +15,7 @@ namespace {
 
 using sqlite::Db;
 using sqlite::Statement;
+using sqlite::TableScan;
 
 // globalTid / globalPid: (vm << 48) | (pid << 24) | tid.
 int64_t pid_of(int64_t global) { return (global >> 24) & 0xFFFFFF; }
@@ -22,7 +23,7 @@ int64_t tid_of(int64_t global) { return global & 0xFFFFFF; }
 
 // CUPTI correlation ids are per process: several processes (DDP ranks) reuse the same ids,
 // so the timeline's correlation carries the pid above the 32-bit id (0 stays "none").
-uint64_t correlation_of(const sqlite::Statement& s, int col, int64_t global) {
+uint64_t correlation_of(const TableScan& s, int col, int64_t global) {
   int64_t raw = s.i64_or(col, -1);
   if (raw < 0) return 0;
   uint64_t id = static_cast<uint64_t>(raw) & 0xFFFFFFFFull;
@@ -34,21 +35,17 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Builds "SELECT a, b, NULL, ... FROM t": columns missing from this export version read as NULL.
-std::string select_columns(const Db& db, const std::string& table, std::initializer_list<const char*> wanted,
-                           std::vector<bool>* present = nullptr) {
+// Scans the wanted columns of a table; columns missing from this export version read as NULL.
+TableScan scan_columns(const Db& db, const std::string& table, std::initializer_list<const char*> wanted) {
   std::vector<std::string> cols = db.columns(table);
-  std::string sql = "SELECT ";
-  bool first = true;
-  for (const char* w : wanted) {
-    if (!first) sql += ", ";
-    first = false;
-    bool has = sqlite::find_column(cols, w) >= 0;
-    if (present) present->push_back(has);
-    sql += has ? sqlite::quote_identifier(w) : std::string("NULL");
-  }
-  sql += " FROM " + sqlite::quote_identifier(table);
-  return sql;
+  std::vector<std::string> names;
+  for (const char* w : wanted) names.emplace_back(sqlite::find_column(cols, w) >= 0 ? w : "");
+  return db.scan(table, names, "table " + table);
+}
+
+// SQL's `column = v` for an INTEGER value v (the NVTX eventType filter).
+bool equals_int(const TableScan& s, int col, int64_t v) {
+  return (s.type(col) == SQLITE_INTEGER && s.i64(col) == v) || (s.type(col) == SQLITE_FLOAT && s.f64(col) == static_cast<double>(v));
 }
 
 const char* copy_kind_name(int64_t kind) {
@@ -144,7 +141,10 @@ class NsysReader {
   }
 
   void read_strings() {
-    Statement s = db_.prepare("SELECT id, value FROM StringIds", "table StringIds");
+    std::vector<std::string> cols = db_.columns("StringIds");
+    if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "value") < 0)
+      throw InputError(db_.path(), "table StringIds", "has no id and value columns");
+    TableScan s = scan_columns(db_, "StringIds", {"id", "value"});
     StringTable& st = out_.timeline.symbols.strings;
     while (s.step()) {
       if (s.is_null(0)) continue;
@@ -153,14 +153,14 @@ class NsysReader {
   }
 
   // StrId of a StringIds id, or UINT32_MAX when absent/NULL.
-  StrId string_of(const Statement& s, int col) const {
+  StrId string_of(const TableScan& s, int col) const {
     if (s.is_null(col)) return UINT32_MAX;
     return strings_.find(static_cast<uint64_t>(s.i64(col)));
   }
 
   void read_processes() {
     if (!db_.has_table("PROCESSES")) return;
-    Statement s = db_.prepare(select_columns(db_, "PROCESSES", {"pid", "name", "globalPid"}), "table PROCESSES");
+    TableScan s = scan_columns(db_, "PROCESSES", {"pid", "name", "globalPid"});
     while (s.step()) {
       if (s.is_null(1)) continue;
       int64_t pid = s.is_null(0) ? pid_of(s.i64(2)) : s.i64(0);
@@ -170,7 +170,7 @@ class NsysReader {
 
   void read_thread_names() {
     if (!db_.has_table("ThreadNames")) return;
-    Statement s = db_.prepare(select_columns(db_, "ThreadNames", {"globalTid", "nameId"}), "table ThreadNames");
+    TableScan s = scan_columns(db_, "ThreadNames", {"globalTid", "nameId"});
     while (s.step()) {
       StrId name = string_of(s, 1);
       if (s.is_null(0) || name == UINT32_MAX) continue;
@@ -186,7 +186,7 @@ class NsysReader {
       std::vector<std::string> cols = db_.columns(table);
       const char* id_col = sqlite::find_column(cols, "id") >= 0 ? "id" : "deviceId";
       if (sqlite::find_column(cols, id_col) < 0 || sqlite::find_column(cols, "name") < 0) continue;
-      Statement s = db_.prepare(select_columns(db_, table, {id_col, "name"}), std::string("table ") + table);
+      TableScan s = scan_columns(db_, table, {id_col, "name"});
       while (s.step())
         if (!s.is_null(0) && !s.is_null(1))
           out_.side.device_names.emplace_back(static_cast<int32_t>(s.i64(0)), std::string(s.text(1)));
@@ -246,7 +246,7 @@ class NsysReader {
   }
 
   // Frame for a StringIds name, cached per (kind, id).
-  FrameId frame_for(uint64_t kind, const Statement& s, int col, CategoryId cat, std::string_view fallback) {
+  FrameId frame_for(uint64_t kind, const TableScan& s, int col, CategoryId cat, std::string_view fallback) {
     int64_t raw = s.i64_or(col, -1);
     uint64_t id = raw < 0 ? 0xFFFFFFFFFFFFull : static_cast<uint64_t>(raw) & 0xFFFFFFFFFFFFull;
     uint64_t key = (kind << 56) | (static_cast<uint64_t>(cat) << 48) | id;
@@ -266,7 +266,7 @@ class NsysReader {
     return f;
   }
 
-  bool times(Statement& s, int64_t& start, int64_t& end, std::string_view what) {
+  bool times(const TableScan& s, int64_t& start, int64_t& end, std::string_view what) {
     start = s.i64_or(0, INT64_MIN);
     end = s.i64_or(1, INT64_MIN);
     if (start == INT64_MIN || end == INT64_MIN) {
@@ -283,9 +283,7 @@ class NsysReader {
   void read_kernels() {
     const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!db_.has_table(table)) return;
-    Statement s = db_.prepare(
-        select_columns(db_, table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "shortName"}),
-        "table CUPTI_ACTIVITY_KIND_KERNEL");
+    TableScan s = scan_columns(db_, table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "shortName"});
     Timeline& tl = out_.timeline;
     int64_t last_key = INT64_MIN;
     uint32_t last_track = 0;
@@ -306,10 +304,9 @@ class NsysReader {
 
   void read_memory(const char* table, bool memcpy) {
     if (!db_.has_table(table)) return;
-    Statement s = db_.prepare(select_columns(db_, table,
-                                             {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
-                                              memcpy ? "copyKind" : "memKind"}),
-                              std::string("table ") + table);
+    TableScan s = scan_columns(db_, table,
+                               {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
+                                memcpy ? "copyKind" : "memKind"});
     Timeline& tl = out_.timeline;
     Symbols& sym = tl.symbols;
     while (s.step()) {
@@ -327,9 +324,7 @@ class NsysReader {
   void read_runtime() {
     const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!db_.has_table(table)) return;
-    Statement s = db_.prepare(
-        select_columns(db_, table, {"start", "end", "globalTid", "correlationId", "nameId", "eventClass", "callchainId"}),
-        "table CUPTI_ACTIVITY_KIND_RUNTIME");
+    TableScan s = scan_columns(db_, table, {"start", "end", "globalTid", "correlationId", "nameId", "eventClass", "callchainId"});
     Timeline& tl = out_.timeline;
     size_t rows = static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "table CUPTI_ACTIVITY_KIND_RUNTIME"));
     api_events_.reserve(rows);
@@ -388,24 +383,20 @@ class NsysReader {
     if (!db_.has_table(table)) return;
     Timeline& tl = out_.timeline;
     Symbols& sym = tl.symbols;
-    std::vector<bool> present;
-    std::string base = select_columns(db_, table, {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"}, &present);
+    const auto wanted = {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"};
     // Domain names first (eventType 75, NvtxDomainCreate).
     U64Map domain_cats(64);
     {
-      Statement d = db_.prepare(base + " WHERE eventType = ?", "table NVTX_EVENTS");
-      d.bind(1, int64_t{75});
+      TableScan d = scan_columns(db_, table, wanted);
       while (d.step())
-        if (!d.is_null(6) && !d.is_null(4))
+        if (equals_int(d, 2, 75) && !d.is_null(6) && !d.is_null(4))
           domain_cats.set(static_cast<uint64_t>(d.i64(6)), sym.category("nvtx:" + std::string(d.text(4))));
     }
-    Statement s = db_.prepare(base + " WHERE eventType IN (?, ?, ?)", "table NVTX_EVENTS");
-    s.bind(1, int64_t{59});
-    s.bind(2, int64_t{60});
-    s.bind(3, int64_t{34});
+    TableScan s = scan_columns(db_, table, wanted);
     U64Map inline_frames(1024);  // (category << 32 | StrId) -> frame
     U64Map start_end_tracks(16);
     while (s.step()) {
+      if (!equals_int(s, 2, 59) && !equals_int(s, 2, 60) && !equals_int(s, 2, 34)) continue;
       int64_t type = s.i64(2);
       if (s.is_null(0)) {
         tl.count("NVTX rows without a start (skipped)");
@@ -485,8 +476,7 @@ class NsysReader {
     Symbols& sym = tl.symbols;
     // Load every chain: id -> [frames, innermost first].
     std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;  // (id, (depth, frame))
-    Statement s = db_.prepare(select_columns(db_, "CUDA_CALLCHAINS", {"id", "stackDepth", "symbol", "module"}),
-                              "table CUDA_CALLCHAINS");
+    TableScan s = scan_columns(db_, "CUDA_CALLCHAINS", {"id", "stackDepth", "symbol", "module"});
     CategoryId native = sym.category("native");
     while (s.step()) {
       if (s.is_null(0)) continue;
