@@ -318,4 +318,8 @@ TEST(KinetoReader, SeveralRanksMergeUnderRankFramesAndTopShowsKernelSummary) {
   r = test::flamefold("collapse " + a + " --thread main --window 0:0.02 --categories python_function");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("python3 (pid 100);main thread;train.py:<module>:10 10500"), std::string::npos) << r.out;
+  // The same options before the file: each takes one value, so the file name stays an input.
+  auto before = test::flamefold("collapse --thread main --categories python_function --window 0:0.02 " + a);
+  EXPECT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_EQ(before.out, r.out);
 }

@@ -110,11 +110,13 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--steps", r.steps, "traces: only these ProfilerStep#N ranges, e.g. 3, 3-5 or 3,5,7-9");
   app->add_option("--thread", r.threads, "traces: only threads whose name contains this, with this tid, or 'main' (tid = pid); repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--categories", r.categories,
                   "traces: only events of these categories (comma separated: python_function, cpu_op, user_annotation, "
                   "cuda_runtime, kernel, memcpy, memset ...)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option_function<std::string>(
