@@ -1,6 +1,7 @@
 // Process-wide malloc policy. Readers whose output is a big call tree built in one go pick
 // speed; the default (set in main) returns big freed buffers to the OS, for peak memory.
 #pragma once
+#include <cstdint>
 
 namespace flamefold {
 
@@ -10,5 +11,9 @@ namespace flamefold {
 // (57 -> 70 MB on a 79 MB folded file; +35 % on a 530 MB one): readers use it for inputs of
 // moderate size only. Idempotent; call before the big allocations, from one thread.
 void heap_prefer_huge_pages();
+
+// heap_prefer_huge_pages() when an input of this many bytes (0 = unknown) is of moderate size
+// (under 256 MB); otherwise the default policy stays.
+void heap_prefer_huge_pages_for_input(uint64_t input_bytes);
 
 }  // namespace flamefold

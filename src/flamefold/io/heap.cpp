@@ -29,4 +29,8 @@ void heap_prefer_huge_pages() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
 }
 
+void heap_prefer_huge_pages_for_input(uint64_t input_bytes) {
+  if (input_bytes != 0 && input_bytes < (uint64_t(256) << 20)) heap_prefer_huge_pages();
+}
+
 }  // namespace flamefold

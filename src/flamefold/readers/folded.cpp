@@ -421,7 +421,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   p.source_format = "folded";
   p.inputs.push_back(input.path());
   // The tree's arrays are built in one go: page faults would be a third of the time.
-  if (input.size_on_disk() != 0 && input.size_on_disk() < (256u << 20)) heap_prefer_huge_pages();
+  heap_prefer_huge_pages_for_input(input.size_on_disk());
   const bool cpython = starts_with_thread_frame(input.head());
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());

@@ -2,10 +2,13 @@
 // columns are looked up by name (PRAGMA table_info) and read by index in the row loop.
 #include "flamefold/readers/nsys.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 
 #include "flamefold/errors.h"
+#include "flamefold/heap.h"
 #include "flamefold/hash.h"
 #include "flamefold/timeline_build.h"
 
@@ -557,6 +560,9 @@ std::string_view clean_api_name(std::string_view name) {
 bool is_nsys_db(const sqlite::Db& db) { return db.has_table("StringIds"); }
 
 NsysTrace read_nsys_trace(const std::string& path, const ReadOptions& read, const NsysOptions& options) {
+  // The timeline and the call tree are built in one go: huge pages save most page faults.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) heap_prefer_huge_pages_for_input(static_cast<uint64_t>(st.st_size));
   NsysReader r(path, read, options);
   return r.run();
 }
