@@ -3,6 +3,7 @@
 // paths; build/correlate joins device work to the launch that caused it.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,25 @@ struct Track {
   StrId process_name = 0;  // from the trace's process metadata; 0 = unknown (shown as "process <pid>")
 };
 
+// Python call stacks given as text on ops (older Kineto traces' "Call stack" args), interned:
+// many ops share one. Stack ids start at 1; 0 is the empty stack.
+struct CallStacks {
+  std::vector<FrameId> frames;  // every stack's frames one after another, outermost first
+  std::vector<uint32_t> ends;   // stack s ends at ends[s - 1] and starts where stack s - 1 ends
+
+  size_t size() const { return ends.size(); }
+  uint32_t add(std::span<const FrameId> stack) {
+    frames.insert(frames.end(), stack.begin(), stack.end());
+    ends.push_back(static_cast<uint32_t>(frames.size()));
+    return static_cast<uint32_t>(ends.size());
+  }
+  std::span<const FrameId> operator[](uint32_t id) const {
+    if (id == 0) return {};
+    uint32_t begin = id > 1 ? ends[id - 2] : 0;
+    return std::span<const FrameId>(frames.data() + begin, ends[id - 1] - begin);
+  }
+};
+
 struct Timeline {
   Symbols symbols;  // event names are frames here (name, file, line, category)
   std::vector<Track> tracks;
@@ -48,6 +68,13 @@ struct Timeline {
   // An explicit parent event when the format gives one (Kineto "Python parent id",
   // callchains); kNone = place by time nesting.
   std::vector<uint32_t> parent_hint;
+  // The Python stack of an op when the format writes it as text on the op (Kineto "Call
+  // stack"): an id into call_stacks, 0 = none. nest puts the frames between the op and the
+  // event enclosing it. Optional: empty when no event has one, and may be shorter than the
+  // events (the rest have none), so readers without stacks never touch it. A reader that
+  // drops or reorders events after setting it must carry it along.
+  std::vector<uint32_t> call_stack;
+  CallStacks call_stacks;
 
   std::vector<Counter> counters;  // recoverable oddities met while reading
   std::vector<std::pair<std::string, std::string>> facts;
@@ -69,6 +96,11 @@ struct Timeline {
     correlation.push_back(correlation_id);
     parent_hint.push_back(parent);
     return static_cast<uint32_t>(start.size() - 1);
+  }
+  uint32_t call_stack_of(size_t e) const { return e < call_stack.size() ? call_stack[e] : 0; }
+  void set_call_stack(uint32_t e, uint32_t stack_id) {
+    if (call_stack.size() <= e) call_stack.resize(size_t(e) + 1, 0);
+    call_stack[e] = stack_id;
   }
   void reserve(size_t n) {
     track.reserve(n);

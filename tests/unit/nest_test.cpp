@@ -215,3 +215,40 @@ TEST(Nest, TracksSharingAThreadNodeBuildOneMergedTree) {
     EXPECT_EQ(p.total(p.column("calls")), double(events));
   }
 }
+
+TEST(Nest, CallStacksAddOnlyTheFramesBeyondTheStackAroundTheEvent) {
+  OneThread t;
+  CategoryId py = t.tl.symbols.category("python");
+  auto fr = [&](const char* name, uint32_t line) { return t.tl.symbols.frame(name, "m.py", line, py); };
+  const FrameId a = fr("main", 1), b = fr("step", 2), c = fr("helper", 3);
+  const uint32_t s_ab = t.tl.call_stacks.add(std::vector<FrameId>{a, b});
+  const uint32_t s_abc = t.tl.call_stacks.add(std::vector<FrameId>{a, b, c});
+  const uint32_t s_ac = t.tl.call_stacks.add(std::vector<FrameId>{a, c});
+  t.tl.set_call_stack(t.add("op", 0, 100), s_ab);
+  t.tl.set_call_stack(t.add("same", 10, 20), s_ab);      // same stack: no frames
+  t.tl.set_call_stack(t.add("deeper", 30, 50), s_abc);   // one more frame
+  t.add("cxx", 60, 90);                                  // none: its children compare with op's
+  t.tl.set_call_stack(t.add("inner", 70, 80), s_ac);     // shares only `main`: helper under cxx
+  t.tl.set_call_stack(t.add("x", 91, 92), s_ab);         // the same frame twice in a row, with
+  t.tl.set_call_stack(t.add("x", 93, 94), s_abc);        // different stacks: two call paths
+  t.tl.set_call_stack(t.add("top", 200, 210), s_abc);    // under no event: the whole stack
+  t.add("plain", 300, 310);
+  Profile p = build(std::move(t.tl));
+  auto f = folded(p, "cpu");
+  EXPECT_EQ(f["proc;main;main;step;op"], 38);
+  EXPECT_EQ(f["proc;main;main;step;op;same"], 10);
+  EXPECT_EQ(f["proc;main;main;step;op;helper;deeper"], 20);
+  EXPECT_EQ(f["proc;main;main;step;op;cxx"], 20);
+  EXPECT_EQ(f["proc;main;main;step;op;cxx;helper;inner"], 10);
+  EXPECT_EQ(f["proc;main;main;step;op;x"], 1);
+  EXPECT_EQ(f["proc;main;main;step;op;helper;x"], 1);
+  EXPECT_EQ(f["proc;main;main;step;helper;top"], 10);
+  EXPECT_EQ(f["proc;main;plain"], 10);
+  EXPECT_EQ(f.size(), 9u);
+  auto calls = folded(p, "calls");
+  EXPECT_EQ(calls.count("proc;main;main;step"), 0u);  // frames were not measured as calls
+  EXPECT_EQ(calls["proc;main;main;step;op"], 1);
+  double total = 0;
+  for (const auto& [path, w] : f) total += w;
+  EXPECT_EQ(total, 120);  // the union of the intervals: the frames add no time
+}

@@ -44,6 +44,18 @@ struct NestTarget {
   int calls_column = -1; // one per event placed
 };
 
+// Python frames known per event as an interned stack (Timeline::call_stack / call_stacks, from
+// old Kineto traces' "Call stack" args). An event with a stack is placed below the frames of
+// its stack beyond the part it shares with the stack in effect around it: the stack of the
+// innermost enclosing event that has one, else none (an op called from C++ inside an op with the
+// same stack gets no frames; one whose stack extends it gets the extra frames; an op under no
+// op with a stack gets its whole stack). The frames get no time and no calls: they were not
+// measured, so the thread's self time is unchanged.
+struct NestStacks {
+  const std::vector<uint32_t>* of_event = nullptr;  // stack id per event id; shorter = 0; null = none
+  const CallStacks* table = nullptr;
+};
+
 // events: this track's event ids (reordered in place). start/end are the (possibly clipped)
 // intervals, indexed by event id; a hinted child sticking out of its parent is clamped into it
 // in place. Events with phantom[e] != 0 are not placed; they only record the call path open at
@@ -51,6 +63,7 @@ struct NestTarget {
 // receives the node of each placed event, or of the open path for a phantom.
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
-                const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of);
+                const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of,
+                const NestStacks& stacks = {});
 
 }  // namespace flamefold

@@ -230,6 +230,15 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   LaunchJoin join = join_launches(tl);
   std::vector<uint64_t>().swap(tl.correlation);
 
+  // Python stacks given as text on ops (old Kineto traces): their frames go between an op and
+  // the event around it, unless --categories leaves out the python category.
+  NestStacks python_stacks;
+  if (!tl.call_stack.empty()) {
+    bool kept = true;
+    for (FrameId f : tl.call_stacks.frames) kept = kept && category_kept[p.symbols[f].category];
+    if (kept) python_stacks = NestStacks{&tl.call_stack, &tl.call_stacks};
+  }
+
   std::vector<NodeId> node_of(n, kNone);
   for (size_t t = 0; t < ntracks; ++t) {
     uint32_t b = per_track_count[t], e = per_track_count[t + 1];
@@ -244,12 +253,13 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     std::span<uint32_t> events(by_track.data() + b, e - b);  // nest_track reorders them in place
     for (uint32_t ev : events) phantom[ev] &= 1;
     nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom,
-               NestTarget{&p, &children, base, cpu, calls}, node_of);
+               NestTarget{&p, &children, base, cpu, calls}, node_of, python_stacks);
   }
   // Freed as soon as they are consumed (the mmap threshold pinned in main returns them to the OS).
   std::vector<uint32_t>().swap(by_track);
   std::vector<uint8_t>().swap(phantom);
   std::vector<uint32_t>().swap(tl.parent_hint);
+  std::vector<uint32_t>().swap(tl.call_stack);
 
   // ---- device side: attribute each operation to its launch's call path -----------------
   U64Map stats_index(256);

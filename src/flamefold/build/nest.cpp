@@ -111,7 +111,8 @@ NodeId ChildFinder::child(NodeId parent, FrameId f) {
 
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
-                const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of) {
+                const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of,
+                const NestStacks& py) {
   if (events.empty()) return;
   Profile& p = *t.profile;
   ChildFinder& children = *t.children;
@@ -163,9 +164,21 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
     int64_t start, end, child_time;
     FrameId last_frame;  // the child entered last under this one: loops repeat it, skipping a lookup
     NodeId last_child;
+    uint32_t stack;       // the Python stack in effect inside this event (NestStacks; 0 = none)
+    uint32_t last_stack;  // the stack of the child entered last (with last_frame)
   };
   FrameId base_last_frame = kNone;
   NodeId base_last_child = kNone;
+  uint32_t base_last_stack = 0;
+  const bool with_stacks = py.of_event && py.table && !py.of_event->empty();
+  // The frames of `stack` beyond those it shares with `context`, made below `parent`.
+  auto python_frames = [&](NodeId parent, uint32_t context, uint32_t stack) {
+    std::span<const FrameId> frames = (*py.table)[stack], around = (*py.table)[context];
+    size_t k = 0;
+    while (k < frames.size() && k < around.size() && frames[k] == around[k]) ++k;
+    for (; k < frames.size(); ++k) parent = children.child(parent, frames[k]);
+    return parent;
+  };
   std::vector<Open> stack;
   stack.reserve(64);
   auto close_top = [&](int64_t at) {
@@ -188,17 +201,23 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
     FrameId f = frame[e];
     FrameId& last_frame = stack.empty() ? base_last_frame : stack.back().last_frame;
     NodeId& last_child = stack.empty() ? base_last_child : stack.back().last_child;
+    uint32_t& last_stack = stack.empty() ? base_last_stack : stack.back().last_stack;
+    const uint32_t context = stack.empty() ? 0 : stack.back().stack;
+    const uint32_t s = with_stacks && e < py.of_event->size() ? (*py.of_event)[e] : 0;
     NodeId node;
-    if (last_frame == f) {
+    if (last_frame == f && last_stack == s) {
       node = last_child;
     } else {
-      node = children.child(stack.empty() ? t.base : stack.back().node, f);
+      NodeId parent = stack.empty() ? t.base : stack.back().node;
+      if (s != 0 && s != context) parent = python_frames(parent, context, s);
+      node = children.child(parent, f);
       last_frame = f;
       last_child = node;
+      last_stack = s;
     }
     if (t.calls_column >= 0) p.add(node, t.calls_column, 1);
     node_of[e] = node;
-    stack.push_back(Open{node, ks, ke, 0, kNone, kNone});
+    stack.push_back(Open{node, ks, ke, 0, kNone, kNone, s ? s : context, 0});
   }
   while (!stack.empty()) close_top(stack.back().end);
 }
