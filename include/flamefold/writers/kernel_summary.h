@@ -8,6 +8,14 @@
 
 namespace flamefold {
 
+// Totals over Profile::device_ops and how many rows `--limit` leaves (text and JSON tables).
+struct DeviceOpsTotals {
+  int64_t total_ns = 0;
+  uint64_t count = 0;
+  size_t rows = 0;
+};
+DeviceOpsTotals device_ops_totals(const Profile& profile, const WriteOptions& options);
+
 // Writes nothing when the profile has no device operations.
 void write_kernel_summary(const Profile& profile, OutputFile& out, const WriteOptions& options);
 

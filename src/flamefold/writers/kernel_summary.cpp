@@ -17,16 +17,22 @@ std::string duration(double ns) {
 }
 }  // namespace
 
+DeviceOpsTotals device_ops_totals(const Profile& p, const WriteOptions& o) {
+  DeviceOpsTotals t;
+  for (const DeviceOpStats& s : p.device_ops) {
+    t.total_ns += s.total_ns;
+    t.count += s.count;
+  }
+  t.rows = std::min(p.device_ops.size(), o.limit ? o.limit : p.device_ops.size());
+  return t;
+}
+
 void write_kernel_summary(const Profile& p, OutputFile& out, const WriteOptions& o) {
   if (p.device_ops.empty()) return;
-  int64_t all = 0;
-  uint64_t ops = 0;
-  for (const DeviceOpStats& s : p.device_ops) {
-    all += s.total_ns;
-    ops += s.count;
-  }
-  // device_ops is sorted by total time (descending), then name.
-  size_t rows = std::min(p.device_ops.size(), o.limit ? o.limit : p.device_ops.size());
+  const DeviceOpsTotals t = device_ops_totals(p, o);
+  const int64_t all = t.total_ns;
+  const uint64_t ops = t.count;
+  const size_t rows = t.rows;  // device_ops is sorted by total time (descending), then name
   std::string& b = out.buffer();
   b += fmt::format("\ndevice operations: {} in {} names, total {}{}\n", ops, p.device_ops.size(), duration(double(all)),
                    rows < p.device_ops.size() ? fmt::format(" (top {} by total time)", rows) : "");

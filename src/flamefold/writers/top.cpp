@@ -8,6 +8,7 @@
 #include "flamefold/frame_label.h"
 #include "flamefold/function_stats.h"
 #include "flamefold/writers/folded.h"
+#include "flamefold/writers/kernel_summary.h"
 
 namespace flamefold {
 
@@ -30,15 +31,11 @@ std::string human(double w, const std::string& unit) {
 // The kernel summary that `top --weight gpu|npu|kernels` prints after the frames (see
 // kernel_summary.cpp), as JSON: the same rows and limit, times in ns.
 void append_kernels_json(const Profile& p, std::string& b, const WriteOptions& o) {
-  int64_t all = 0;
-  uint64_t ops = 0;
-  for (const DeviceOpStats& s : p.device_ops) {
-    all += s.total_ns;
-    ops += s.count;
-  }
-  size_t rows = std::min(p.device_ops.size(), o.limit ? o.limit : p.device_ops.size());
+  const DeviceOpsTotals t = device_ops_totals(p, o);
+  const int64_t all = t.total_ns;
+  const size_t rows = t.rows;
   b += fmt::format(",\"kernel_unit\":\"ns\",\"kernel_total\":{},\"kernel_count\":{},\"kernel_names\":{},\"kernels\":[",
-                   all, ops, p.device_ops.size());
+                   all, t.count, p.device_ops.size());
   for (size_t i = 0; i < rows; ++i) {
     const DeviceOpStats& s = p.device_ops[i];  // sorted by total time, then name
     if (i) b.push_back(',');
