@@ -17,6 +17,9 @@ TextEncoding detect_text_encoding(std::string_view head);
 // UTF-16 bytes (without or with BOM) to UTF-8; unpaired surrogates and an odd last byte
 // become U+FFFD. For sniffing a head: the result may end mid-line.
 std::string utf16_to_utf8(std::string_view bytes, bool big_endian);
+// The head of an input as UTF-8 text without a byte-order mark, for sniffing: UTF-16 is decoded
+// into `storage` (the view then points there), UTF-8 is returned in place.
+std::string_view head_as_utf8(std::string_view head, std::string& storage);
 
 class TextSource {
  public:

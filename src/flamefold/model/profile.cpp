@@ -83,13 +83,8 @@ NodeId Profile::child(NodeId p, FrameId f) {
   NodeId fresh = static_cast<NodeId>(parent.size());
   NodeId n = child_index_.find_or_insert(uint64_t(p) << 32 | f, fresh);
   if (n != fresh) return n;
-  parent.push_back(p);
-  frame.push_back(f);
-  first_child.push_back(kNone);
-  next_sibling.push_back(first_child[p]);
-  first_child[p] = n;
-  for (WeightColumn& c : columns) c.self.push_back(0);
-  indexed_below_ = n + 1;
+  append_new_child(p, f);
+  indexed_below_ = n + 1;  // already in the index
   return n;
 }
 

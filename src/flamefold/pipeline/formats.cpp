@@ -46,12 +46,7 @@ enum class CutOffLine { None, Folded, NotFolded };
 CutOffLine cut_off_first_line(std::string_view head) {
   if (head.size() < kHeadWindow) return CutOffLine::None;
   std::string decoded;
-  TextEncoding enc = detect_text_encoding(head);
-  if (enc != TextEncoding::Utf8) {
-    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
-    head = decoded;
-  }
-  if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
+  head = head_as_utf8(head, decoded);
   // Only blank lines may come before it; the line itself must not end within the window.
   size_t pos = 0;
   while (true) {

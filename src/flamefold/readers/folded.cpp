@@ -332,14 +332,8 @@ class FoldedReader {
 }  // namespace
 
 bool looks_like_folded(std::string_view head) {
-  TextEncoding enc = detect_text_encoding(head);
   std::string decoded;
-  if (enc != TextEncoding::Utf8) {
-    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
-    head = decoded;
-  } else if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) {
-    head.remove_prefix(3);
-  }
+  head = head_as_utf8(head, decoded);
   // Most of the first non-blank lines must end in " <number>"; perf script's tab-indented
   // frames and '#' comments count against.
   int good = 0, bad = 0;
@@ -377,13 +371,8 @@ namespace {
 // Whether the first stack line starts with CPython's "tid:N" thread frame (seed 004's dialect):
 // decided once from the head of the input, so every worker of a parallel read agrees.
 bool starts_with_thread_frame(std::string_view head) {
-  TextEncoding enc = detect_text_encoding(head);
   std::string decoded;
-  if (enc != TextEncoding::Utf8) {
-    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
-    head = decoded;
-  }
-  if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
+  head = head_as_utf8(head, decoded);
   size_t pos = 0, at;
   double count;
   while (pos < head.size()) {

@@ -860,12 +860,8 @@ bool looks_like_perf_script(std::string_view head) {
   // The first line that is not a comment must be a sample header, and the line after it a
   // stack frame or the blank line that ends the sample. Without -g a sample is one line: a
   // header that carries its own ip/symbol, or a header ending at the event followed by another.
-  TextEncoding enc = detect_text_encoding(head);
   std::string decoded;
-  if (enc != TextEncoding::Utf8) {
-    decoded = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
-    head = decoded;
-  }
+  head = head_as_utf8(head, decoded);
   size_t pos = 0;
   bool header_seen = false, header_has_event = false;
   while (pos < head.size()) {
@@ -880,7 +876,6 @@ bool looks_like_perf_script(std::string_view head) {
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (!header_seen) {
       if (l.empty() || l[0] == '#') continue;
-      if (l.data() == head.data() && l.size() >= 3 && std::memcmp(l.data(), "\xEF\xBB\xBF", 3) == 0) l.remove_prefix(3);
       EventRecord r;
       std::string_view trimmed;
       if (!l.empty() && (l[0] == ' ' || l[0] == '\t')) {

@@ -98,6 +98,16 @@ std::string utf16_to_utf8(std::string_view bytes, bool big_endian) {
   return out;
 }
 
+std::string_view head_as_utf8(std::string_view head, std::string& storage) {
+  TextEncoding enc = detect_text_encoding(head);
+  if (enc != TextEncoding::Utf8) {
+    storage = utf16_to_utf8(head, enc == TextEncoding::Utf16BE);
+    return storage;
+  }
+  if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) head.remove_prefix(3);
+  return head;
+}
+
 TextSource::TextSource(Input& input) : input_(input) {
   encoding_ = detect_text_encoding(input_.head());
 }
