@@ -12,13 +12,22 @@ using namespace flamefold;
 
 namespace {
 
-// main -> f -> f -> g, then main -> aten::mm, on one thread (ns, with a calls column).
-Profile recursive_profile() {
-  Profile p;
+// A traced profile's cpu (ns) and calls columns and its one thread's group node.
+struct TracedColumns {
+  int cpu, calls;
+  NodeId thread;
+};
+TracedColumns traced_columns(Profile& p) {
   int cpu = p.add_column("cpu", "ns");
   int calls = p.add_column("calls", "count");
   p.default_column = cpu;
-  NodeId thread = p.child(0, p.symbols.frame("thread 1", {}, 0, p.symbols.category(category::kThread)));
+  return {cpu, calls, p.child(0, p.symbols.frame("thread 1", {}, 0, p.symbols.category(category::kThread)))};
+}
+
+// main -> f -> f -> g, then main -> aten::mm, on one thread (ns, with a calls column).
+Profile recursive_profile() {
+  Profile p;
+  auto [cpu, calls, thread] = traced_columns(p);
   IntervalBuilder b(p, cpu, calls, thread);
   FrameId main = p.symbols.frame("main", "app.py", 1), f = p.symbols.frame("f", "app.py", 5),
           g = p.symbols.frame("g", "lib.py", 7), mm = p.symbols.frame("aten::mm");
@@ -172,10 +181,7 @@ namespace {
 // 200 functions, each called from every other one: 40,000 caller edges, about 1.5 MB of marshal.
 Profile dense_call_graph() {
   Profile p;
-  int cpu = p.add_column("cpu", "ns");
-  int calls = p.add_column("calls", "count");
-  p.default_column = cpu;
-  NodeId thread = p.child(0, p.symbols.frame("thread 1", {}, 0, p.symbols.category(category::kThread)));
+  auto [cpu, calls, thread] = traced_columns(p);
   constexpr int kFunctions = 200;
   std::vector<FrameId> fn;
   for (int i = 0; i < kFunctions; ++i) fn.push_back(p.symbols.frame("fn_" + std::to_string(i), "mod.py", uint32_t(i + 1)));
