@@ -106,11 +106,14 @@ class Profile {
   std::vector<DeviceOpStats> device_ops;  // traced formats: per kernel/memcpy/memset name (device_ops.h)
 
   size_t node_count() const { return parent.size(); }
-  NodeId child(NodeId parent_node, FrameId f);  // finds or creates
+  // Finds or creates. Most parents have a few children: their sibling list is scanned. A parent
+  // with more than kScanChildren gets its children into an index (parent, frame) -> node, kept
+  // up to date from then on; a profile-wide index would cost 16+ bytes per node (33-50 MB for
+  // 1M nodes) for the few wide parents.
+  NodeId child(NodeId parent_node, FrameId f);
   NodeId find_child(NodeId parent_node, FrameId f) const;  // kNone when absent
-  // Appends a child the caller knows is new (no child of parent_node has frame f yet),
-  // without touching the lookup index: it catches up on the next child()/find_child().
-  // Readers that build the tree in sorted order use it (most profiles never look a child up).
+  // Appends a child the caller knows is new (no child of parent_node has frame f yet), without
+  // looking: readers that build the tree in sorted order use it.
   NodeId append_new_child(NodeId parent_node, FrameId f);
   NodeId path(NodeId from, std::span<const FrameId> frames);  // child() along frames
 
@@ -127,11 +130,11 @@ class Profile {
   void count(std::string_view what, uint64_t n = 1);  // add to a counter
 
  private:
-  void index_appended() const;
-  mutable U64Map child_index_;  // (parent << 32 | frame) -> node
-  // Nodes below this id are in child_index_; the ones above came from append_new_child()
-  // (a watermark, not a list: appending costs no memory until a lookup needs the index).
-  mutable NodeId indexed_below_ = 1;
+  static constexpr int kScanChildren = 8;
+  bool is_wide(NodeId n) const { return n < wide_.size() && wide_[n]; }
+  void make_wide(NodeId n);
+  std::vector<uint8_t> wide_;  // per node: 1 when its children are in wide_children_
+  U64Map wide_children_{64};   // (parent << 32 | frame) -> node, for wide parents only
 };
 
 }  // namespace flamefold

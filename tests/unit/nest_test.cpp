@@ -139,9 +139,9 @@ TEST(Nest, ZeroLengthEventsCountCallsButNoTime) {
   EXPECT_EQ(folded(p, "cpu")["proc;main;outer"], 10);
 }
 
-// Nesting makes nodes without the profile's child index (ChildFinder: sibling scan, and an index
-// of their own for parents with more than 8 children). A frame that comes back under the same
-// parent after others must land on the node it had, for narrow and wide parents alike.
+// Profile::child scans a parent's siblings and indexes only parents with more than 8 children.
+// A frame that comes back under the same parent after others must land on the node it had, for
+// narrow and wide parents alike.
 TEST(Nest, RepeatedFramesUnderOneParentMergeWhenTheyComeBackNonAdjacently) {
   OneThread t;
   constexpr int kRounds = 5, kWide = 20, kNarrow = 3;

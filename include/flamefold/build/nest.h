@@ -16,29 +16,8 @@
 
 namespace flamefold {
 
-// Finds or creates a child node while a traced profile is built, without the profile's own
-// child index (a 16-byte slot per node, doubling as it grows: 33-50 MB for 1M nodes). Most
-// parents have a few children: their sibling list is scanned, newest first. A parent with more
-// than kScan children gets all of them into a small index of its own, kept up to date from
-// then on. Nodes are made with Profile::append_new_child, so the tree is the one
-// Profile::child would build (same nodes, same order, one node per (parent, frame)) as long as
-// every child of these parents is made through this finder.
-class ChildFinder {
- public:
-  explicit ChildFinder(Profile& profile) : p_(profile) {}
-  NodeId child(NodeId parent, FrameId f);
-
- private:
-  static constexpr int kScan = 8;
-  NodeId indexed_child(NodeId parent, FrameId f);
-  Profile& p_;
-  std::vector<uint8_t> wide_;  // per node: 1 when its children are in wide_children_
-  U64Map wide_children_{64};   // (parent << 32 | frame) -> node, for wide parents only
-};
-
 struct NestTarget {
   Profile* profile = nullptr;
-  ChildFinder* children = nullptr;  // makes every node below base
   NodeId base = 0;       // the thread's group node
   int cpu_column = -1;   // self ns per call path
   int calls_column = -1; // one per event placed

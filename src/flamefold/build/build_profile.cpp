@@ -99,8 +99,6 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     p.add_column("kernels", "count");
   };
   p.default_column = bo.default_to_device ? dev : cpu;
-  // Every node is made through this finder: the profile's own child index is never built here.
-  ChildFinder children(p);
 
   const size_t n = tl.size();
   const size_t ntracks = tl.tracks.size();
@@ -192,7 +190,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   const bool several_ranks = tl.ranks.size() > 1;
   auto rank_node = [&](uint32_t rank) -> NodeId {
     if (!several_ranks) return 0;
-    return children.child(0, p.symbols.frame(tl.ranks[rank], {}, 0, rank_cat));
+    return p.child(0, p.symbols.frame(tl.ranks[rank], {}, 0, rank_cat));
   };
 
   std::vector<uint8_t> phantom(n, 0);
@@ -247,13 +245,13 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     NodeId base = rank_node(tr.rank);
     std::string process = tr.process_name ? std::string(p.symbols.strings[tr.process_name])
                                           : "process " + std::to_string(tr.pid);
-    base = children.child(base, p.symbols.frame(process, {}, 0, process_cat));
+    base = p.child(base, p.symbols.frame(process, {}, 0, process_cat));
     std::string thread = tr.name ? std::string(p.symbols.strings[tr.name]) : "thread " + std::to_string(tr.tid);
-    base = children.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
+    base = p.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
     std::span<uint32_t> events(by_track.data() + b, e - b);  // nest_track reorders them in place
     for (uint32_t ev : events) phantom[ev] &= 1;
     nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom,
-               NestTarget{&p, &children, base, cpu, calls}, node_of, python_stacks);
+               NestTarget{&p, base, cpu, calls}, node_of, python_stacks);
   }
   // Freed as soon as they are consumed (the mmap threshold pinned in main returns them to the OS).
   std::vector<uint32_t>().swap(by_track);
@@ -284,7 +282,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
         dropped_ns += d;
         continue;
       }
-      node = children.child(node_of[launch], tl.frame[e]);
+      node = p.child(node_of[launch], tl.frame[e]);
       ++attributed;
       attributed_ns += d;
     } else {
@@ -298,9 +296,9 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
       if (root == kNone) {
         std::string label = tr.name ? std::string(p.symbols.strings[tr.name])
                                     : "device " + std::to_string(tr.pid) + " stream " + std::to_string(tr.tid);
-        root = children.child(rank_node(tr.rank), p.symbols.frame("[unattributed] " + label, {}, 0, device_cat));
+        root = p.child(rank_node(tr.rank), p.symbols.frame("[unattributed] " + label, {}, 0, device_cat));
       }
-      node = children.child(root, tl.frame[e]);
+      node = p.child(root, tl.frame[e]);
       ++unattributed;
       unattributed_ns += d;
     }

@@ -87,35 +87,12 @@ void sort_keys(std::vector<SortKey>& keys, Before before) {
 
 }  // namespace
 
-NodeId ChildFinder::indexed_child(NodeId parent, FrameId f) {
-  const NodeId fresh = static_cast<NodeId>(p_.node_count());
-  const NodeId n = wide_children_.find_or_insert(uint64_t(parent) << 32 | f, fresh);
-  return n == fresh ? p_.append_new_child(parent, f) : n;
-}
-
-NodeId ChildFinder::child(NodeId parent, FrameId f) {
-  if (parent < wide_.size() && wide_[parent]) return indexed_child(parent, f);
-  int seen = 0;
-  for (NodeId c = p_.first_child[parent]; c != kNone; c = p_.next_sibling[c]) {
-    if (p_.frame[c] == f) return c;
-    if (++seen == kScan) {  // a wide parent: index its children once, then look them up
-      if (wide_.size() <= parent) wide_.resize(p_.node_count(), 0);
-      wide_[parent] = 1;
-      for (NodeId d = p_.first_child[parent]; d != kNone; d = p_.next_sibling[d])
-        wide_children_.find_or_insert(uint64_t(parent) << 32 | p_.frame[d], d);
-      return indexed_child(parent, f);
-    }
-  }
-  return p_.append_new_child(parent, f);
-}
-
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
                 const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of,
                 const NestStacks& py) {
   if (events.empty()) return;
   Profile& p = *t.profile;
-  ChildFinder& children = *t.children;
 
   bool any_hint = false;
   for (uint32_t e : events)
@@ -176,7 +153,7 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
     std::span<const FrameId> frames = (*py.table)[stack], around = (*py.table)[context];
     size_t k = 0;
     while (k < frames.size() && k < around.size() && frames[k] == around[k]) ++k;
-    for (; k < frames.size(); ++k) parent = children.child(parent, frames[k]);
+    for (; k < frames.size(); ++k) parent = p.child(parent, frames[k]);
     return parent;
   };
   std::vector<Open> stack;
@@ -210,7 +187,7 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
     } else {
       NodeId parent = stack.empty() ? t.base : stack.back().node;
       if (s != 0 && s != context) parent = python_frames(parent, context, s);
-      node = children.child(parent, f);
+      node = p.child(parent, f);
       last_frame = f;
       last_child = node;
       last_stack = s;

@@ -69,29 +69,40 @@ NodeId Profile::append_new_child(NodeId p, FrameId f) {
   next_sibling.push_back(first_child[p]);
   first_child[p] = n;
   for (WeightColumn& c : columns) c.self.push_back(0);
+  if (is_wide(p)) wide_children_.set(uint64_t(p) << 32 | f, n);
   return n;
 }
 
-void Profile::index_appended() const {
-  const NodeId count = static_cast<NodeId>(parent.size());
-  for (NodeId n = indexed_below_; n < count; ++n) child_index_.find_or_insert(uint64_t(parent[n]) << 32 | frame[n], n);
-  indexed_below_ = count;
+void Profile::make_wide(NodeId p) {
+  if (wide_.size() <= p) wide_.resize(parent.size(), 0);
+  wide_[p] = 1;
+  for (NodeId c = first_child[p]; c != kNone; c = next_sibling[c])
+    wide_children_.find_or_insert(uint64_t(p) << 32 | frame[c], c);  // the newest of duplicates wins
 }
 
 NodeId Profile::child(NodeId p, FrameId f) {
-  if (indexed_below_ != parent.size()) index_appended();
-  NodeId fresh = static_cast<NodeId>(parent.size());
-  NodeId n = child_index_.find_or_insert(uint64_t(p) << 32 | f, fresh);
-  if (n != fresh) return n;
-  append_new_child(p, f);
-  indexed_below_ = n + 1;  // already in the index
-  return n;
+  if (!is_wide(p)) {
+    int seen = 0;
+    for (NodeId c = first_child[p]; c != kNone; c = next_sibling[c]) {
+      if (frame[c] == f) return c;
+      if (++seen == kScanChildren) break;
+    }
+    if (seen < kScanChildren) return append_new_child(p, f);
+    make_wide(p);  // index its children once, then look them up
+  }
+  const NodeId fresh = static_cast<NodeId>(parent.size());
+  const NodeId n = wide_children_.find_or_insert(uint64_t(p) << 32 | f, fresh);
+  return n != fresh ? n : append_new_child(p, f);  // which sets the same entry again
 }
 
 NodeId Profile::find_child(NodeId p, FrameId f) const {
-  if (indexed_below_ != parent.size()) index_appended();
-  NodeId n = child_index_.find(uint64_t(p) << 32 | f);
-  return n == U64Map::kMissing ? kNone : n;
+  if (is_wide(p)) {
+    NodeId n = wide_children_.find(uint64_t(p) << 32 | f);
+    return n == U64Map::kMissing ? kNone : n;
+  }
+  for (NodeId c = first_child[p]; c != kNone; c = next_sibling[c])
+    if (frame[c] == f) return c;
+  return kNone;
 }
 
 NodeId Profile::path(NodeId from, std::span<const FrameId> frames) {
