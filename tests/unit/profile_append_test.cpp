@@ -1,4 +1,4 @@
-// Profile::append_new_child (no index insert; the child index catches up lazily) and the
+// Profile::append_new_child (no lookup) next to child() (sibling scan, an index for wide parents) and the
 // stack table's adaptive sort (first-seen order, then merging ascending runs).
 #include <algorithm>
 #include <random>
@@ -14,6 +14,18 @@
 #include "flamefold/readers/folded.h"
 
 using namespace flamefold;
+
+TEST(ProfileAppend, ChildrenAppendedUnderAWideParentAreIndexed) {
+  Profile p;
+  p.add_column("samples", "samples");
+  std::vector<NodeId> made;
+  for (int i = 0; i < 12; ++i) made.push_back(p.child(0, p.symbols.frame("f" + std::to_string(i))));  // root turns wide
+  NodeId late = p.append_new_child(0, p.symbols.frame("late"));
+  EXPECT_EQ(p.child(0, p.symbols.frame("late")), late);
+  EXPECT_EQ(p.find_child(0, p.symbols.frame("late")), late);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(p.child(0, p.symbols.frame("f" + std::to_string(i))), made[i]);
+  EXPECT_EQ(p.node_count(), 14u);
+}
 
 TEST(ProfileAppend, AppendedChildrenAreFoundAndNotDuplicated) {
   Profile p;
