@@ -16,6 +16,34 @@
 
 namespace flamefold::sqlite {
 
+// The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
+// only digits or the value exceeds INT64_MAX.
+inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
+  if (n == 0 || n > 19) return false;
+  uint64_t v = 0;
+  uint32_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + k, 8);
+    // All eight bytes in '0'..'9' (SWAR), then combined pairwise: 8 digits -> one number.
+    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+      return false;
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    w = ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+    v = v * 100000000ull + (w & 0xFFFFFFFFull);
+  }
+  for (; k < n; ++k) {
+    unsigned d = static_cast<unsigned char>(s[k]) - '0';
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+
 class Statement {
  public:
   Statement() = default;
@@ -50,22 +78,11 @@ class Statement {
     int t = sqlite3_column_type(stmt_, col);
     if (t == SQLITE_NULL) return INT64_MIN;
     if (t == SQLITE_INTEGER) return sqlite3_column_int64(stmt_, col);
-    if (t == SQLITE_TEXT) {
-      // Digits only (torch_npu's TEXT startNs/endNs): parsed here, in one pass.
-      const unsigned char* p = sqlite3_column_text(stmt_, col);
-      int n = sqlite3_column_bytes(stmt_, col);
-      if (n > 0 && n <= 18) {
-        uint64_t v = 0;
-        int i = 0;
-        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) v = v * 10 + (p[i] - '0');
-        if (i == n) return static_cast<int64_t>(v);
-      } else if (n == 19) {
-        uint64_t v = 0;
-        int i = 0;
-        for (; i < n && p[i] >= '0' && p[i] <= '9'; ++i) v = v * 10 + (p[i] - '0');
-        if (i == n && v <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(v);
-      }
-    }
+    int64_t x;
+    if (t == SQLITE_TEXT &&  // digits only (torch_npu's TEXT startNs/endNs)
+        digits_value(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col)),
+                     static_cast<uint32_t>(sqlite3_column_bytes(stmt_, col)), x))
+      return x;
     double d = sqlite3_column_double(stmt_, col);  // REAL, float-notation TEXT, negative ...
     return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
   }
@@ -90,34 +107,6 @@ struct Value {
   const char* s = nullptr;
   uint32_t n = 0;
 };
-
-// The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
-// only digits or the value exceeds INT64_MAX.
-inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
-  if (n == 0 || n > 19) return false;
-  uint64_t v = 0;
-  uint32_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    uint64_t w;
-    std::memcpy(&w, s + k, 8);
-    // All eight bytes in '0'..'9' (SWAR), then combined pairwise: 8 digits -> one number.
-    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-      return false;
-    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
-    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    w = ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
-    v = v * 100000000ull + (w & 0xFFFFFFFFull);
-  }
-  for (; k < n; ++k) {
-    unsigned d = static_cast<unsigned char>(s[k]) - '0';
-    if (d > 9) return false;
-    v = v * 10 + d;
-  }
-  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
-  out = static_cast<int64_t>(v);
-  return true;
-}
 
 class PageScanner;  // the direct b-tree reader (sqlite_pages.h)
 struct FileImage;
