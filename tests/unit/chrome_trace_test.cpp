@@ -255,6 +255,24 @@ TEST(ChromeTraceReal, EveryNsysExportConvertsWithOneEventPerKernelRow) {
   EXPECT_GE(files, 10u);
 }
 
+// seed 003's option names work as aliases (its list options take one comma-separated value here).
+TEST(ChromeTraceReal, Seed003OptionNamesAreAliases) {
+  REQUIRE_SHARED("data/nsys");
+  for (auto& entry : std::filesystem::recursive_directory_iterator(shared_path + "data/nsys")) {
+    if (entry.path().extension() != ".sqlite") continue;
+    std::string in = "'" + entry.path().string() + "'", ours = test::tmp_path("ours.json"), seeds = test::tmp_path("seeds.json");
+    std::string colors = " '{\"a\": \"good\"}'";
+    test::RunResult a = test::flamefold("convert " + in + " -o " + ours + " --activities nvtx,kernel --nvtx-prefix a --nvtx-color" + colors);
+    test::RunResult b = test::flamefold("convert " + in + " -o " + seeds +
+                                        " --activity-type nvtx,kernel --nvtx-event-prefix a --nvtx-color-scheme" + colors);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(test::read_file(ours), test::read_file(seeds));
+    return;  // one export is enough
+  }
+  FAIL() << "no .sqlite file under data/nsys";
+}
+
 TEST(ChromeTraceReal, SameKernelsAndRangeSpansAsSeed003) {
   REQUIRE_SHARED("baselines/seed003_nsys2json.py");
   if (!has_python3()) GTEST_SKIP() << "python3 is not available";

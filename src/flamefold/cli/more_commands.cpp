@@ -37,14 +37,14 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("-o,--output", output, "output file: .json (Chrome/Perfetto trace) or .prof (pstats)")
       ->required();
   convert_cmd->add_option("--format", r.format, "input format (default: sniffed)");
-  convert_cmd->add_option("--activities", trace_activities,
+  convert_cmd->add_option("--activities,--activity-type", trace_activities,
                           "Chrome JSON from nsys/Ascend DBs: kernel,nvtx,nvtx-kernel,cuda-api or all "
                           "(default: kernel,nvtx-kernel for nsys, all for Ascend)");
-  convert_cmd->add_option("--nvtx-prefix", trace_prefixes, "keep only NVTX ranges whose name starts with this (repeatable)")
+  convert_cmd->add_option("--nvtx-prefix,--nvtx-event-prefix", trace_prefixes, "keep only NVTX ranges whose name starts with this (repeatable)")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  convert_cmd->add_option("--nvtx-color", trace_colors,
+  convert_cmd->add_option("--nvtx-color,--nvtx-color-scheme", trace_colors,
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
 
