@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -64,5 +65,31 @@ inline RunResult run(const std::string& command) {
 
 // Runs the flamefold binary with arguments (already shell-quoted by the caller).
 inline RunResult flamefold(const std::string& args) { return run(binary() + " " + args); }
+
+// Folded lines with their first `levels` frames removed, equal stacks added up, sorted: what
+// the output of a coarser --group-by must be. Lines with no frames left are dropped.
+inline std::string drop_root_frames(const std::string& folded, int levels) {
+  std::map<std::string, double> merged;
+  std::istringstream in(folded);
+  for (std::string line; std::getline(in, line);) {
+    size_t sp = line.rfind(' ');
+    if (sp == std::string::npos) continue;
+    std::string stack = line.substr(0, sp);
+    bool kept = true;
+    for (int k = 0; k < levels && kept; ++k) {
+      size_t semi = stack.find(';');
+      kept = semi != std::string::npos;
+      if (kept) stack.erase(0, semi + 1);
+    }
+    if (kept) merged[stack] += std::stod(line.substr(sp + 1));
+  }
+  std::string out;
+  for (const auto& [stack, w] : merged) {
+    char num[64];
+    std::snprintf(num, sizeof num, "%.17g", w);
+    out += stack + " " + num + "\n";
+  }
+  return out;
+}
 
 }  // namespace test

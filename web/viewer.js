@@ -744,7 +744,10 @@
   }
   function renderSummary() {
     const h = S.data.header, tot = totals(S.view, S.col);
-    const parts = [fmtValue(tot[0], unitOf(S.col)) + (TIME_UNITS.has(unitOf(S.col)) && unitOf(S.col) !== 'samples' ? ' ' + columnLabel(h.columns[S.col]) + ' time' : '')];
+    // The unit the input gives: "90.09 ms sampled" (perf clock periods), "1,234 samples", "5,000 cycles", "2.1 s CPU time".
+    const unit = unitOf(S.col), col = h.columns[S.col];
+    const what = unit in NS_PER ? (col.name === 'samples' ? ' sampled' : ' ' + columnLabel(col) + ' time') : unit === 'count' ? ' ' + col.name : '';
+    const parts = [fmtValue(tot[0], unit) + what];
     parts.push((S.view.N - 1).toLocaleString('en-US') + ' nodes');
     if (S.groupNodes.length) parts.push(S.groupNodes.length + ' ' + $('groupstitle').textContent.toLowerCase());
     $('summary').textContent = parts.join(' · ');

@@ -30,6 +30,10 @@ struct ReadOptions {
   std::string steps;                 // ProfilerStep selection: "3", "3-5", "3,5"
   std::vector<std::string> threads;  // thread names or ids to keep; empty = all
   std::vector<std::string> categories;  // event categories to keep; empty = all
+  // Traces: the group levels above the stacks: "process" (process > thread), "thread" (threads
+  // only), "none" (no level: threads merged), "" = the format's default (BuildOptions).
+  // Several input ranks keep their rank level in every mode.
+  std::string group_by;
   int64_t window_start_ns = std::numeric_limits<int64_t>::min();
   int64_t window_end_ns = std::numeric_limits<int64_t>::max();
   uint64_t max_input_bytes = 0;  // 0 = no cap

@@ -18,6 +18,10 @@ namespace flamefold {
 struct BuildOptions {
   std::string device_weight = "gpu";  // "gpu" or "npu": the name of the device-time column
   bool default_to_device = false;     // make the device column the profile's default
+  // Without --group-by: a process level above the threads always (Kineto, nsys: as trace
+  // viewers group tracks), or only when some rank holds several processes (Ascend: seed 000's
+  // trees start at the threads).
+  bool process_level_always = true;
 };
 
 Profile build_profile(Timeline&& timeline, const ReadOptions& read, const BuildOptions& build);

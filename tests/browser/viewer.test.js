@@ -121,6 +121,20 @@ async function main() {
     assert(!state.icicle, 'flame orientation by default');
   });
 
+  await test('the header names the unit the input gives', async () => {
+    const summary = await page.textContent('#summary');
+    assert(summary.startsWith('100 samples'), 'folded counts are samples: ' + summary);
+    // perf's cpu-clock periods are nanoseconds: a period sum, not a sample count.
+    const perfHtml = path.join(tmp, 'python-perf.html');
+    flamefold('flamegraph', path.join(__dirname, '..', '..', 'examples', 'python-perf.txt'), '-o', perfHtml);
+    const perf = await open(perfHtml);
+    const text = await perf.textContent('#summary');
+    assert(text.startsWith('90.1 ms sampled'), 'perf cpu-clock periods in time: ' + text);
+    assert(!text.includes('90,090,090'), 'not a sample count: ' + text);
+    await perf.close();
+    page.bringToFront && await page.bringToFront();
+  });
+
   await test('search highlights matches and counts each matched subtree once', async () => {
     await page.fill('#search', 'compute|matmul');
     await page.press('#search', 'Enter');

@@ -2,8 +2,11 @@
 // built here with the SQLite C API; seed 000's per-thread totals on the real DBs.
 #include <sqlite3.h>
 
+#include <simdjson.h>
+
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/ascend.h"
@@ -285,7 +288,9 @@ TEST(AscendReader, CliFlamegraphKeepsUnionPerThreadAndConservesNpuTime) {
   EXPECT_NE(text.find("aten::linear;MatMulV2 500"), std::string::npos) << text;
 }
 
-TEST(AscendReaderReal, PerThreadTotalsEqualSeed000) {
+// Seed 000's trees start at its thread nodes: flamefold's roots must be the same nodes (no
+// process level for a one-process DB), with per-thread totals within 0.5 %, in every output.
+TEST(AscendReaderReal, RootsAndPerThreadTotalsEqualSeed000) {
   REQUIRE_SHARED("baselines/seed000_flamegraph.py");
   if (test::run("python3 -c 'import sqlite3'").exit_code != 0) GTEST_SKIP() << "python3 is not available";
   size_t compared = 0;
@@ -295,24 +300,49 @@ TEST(AscendReaderReal, PerThreadTotalsEqualSeed000) {
     std::string html_dir = test::tmp_path("seed");
     std::filesystem::create_directories(html_dir);
     test::RunResult s = test::run("python3 " + shared_path + "baselines/seed000_flamegraph.py '" + in + "' -o " + html_dir);
-    std::string folded = test::tmp_path("ours.folded"), html = test::tmp_path("ours.html");
+    std::string folded = test::tmp_path("ours.folded"), html = test::tmp_path("ours.html"), svg = test::tmp_path("ours.svg");
     test::RunResult r = test::flamefold("collapse '" + in + "' -o " + folded);
     ASSERT_EQ(r.exit_code, 0) << in << ": " << r.err;
     ASSERT_EQ(test::flamefold("flamegraph '" + in + "' -o " + html).exit_code, 0) << in;
+    ASSERT_EQ(test::flamefold("flamegraph '" + in + "' -o " + svg).exit_code, 0) << in;
     if (s.exit_code != 0) continue;  // the seed needs PYTORCH_API (no msprof DBs)
-    // The seed's tree is JSON inside its HTML: {"metadata":...,"flamegraph":{...,"children":[threads]}}.
+    // The seed's tree is JSON inside its HTML: {"metadata":...,"flamegraph":{"name":"all","children":[threads]}}.
     std::string page = test::read_file(html_dir + "/flamegraph.html");
-    auto ours = thread_totals(test::read_file(folded));
-    size_t found = 0;
-    for (auto& [thread, ns] : ours) {
-      size_t at = page.find("\"name\":\"" + thread + "\"");
-      ASSERT_NE(at, std::string::npos) << thread;
-      size_t v = page.find("\"value\":", at);
-      double seed_us = std::stod(page.substr(v + 8));
-      EXPECT_NEAR(ns, seed_us * 1000, 20) << in << " " << thread;
-      ++found;
+    const std::string marker = "const FLAMEGRAPH_DATA = ";
+    size_t json_at = page.find(marker);
+    ASSERT_NE(json_at, std::string::npos) << in;
+    json_at += marker.size();
+    size_t json_end = page.find(";\n</script>", json_at);
+    ASSERT_NE(json_end, std::string::npos) << in;
+    simdjson::dom::parser parser;
+    simdjson::padded_string json(page.substr(json_at, json_end - json_at));
+    simdjson::dom::element doc = parser.parse(json);
+    std::map<std::string, double> seed_roots;  // thread node -> value (us)
+    for (simdjson::dom::element child : doc["flamegraph"]["children"].get_array())
+      seed_roots[std::string(std::string_view(child["name"]))] = double(child["value"]);
+    ASSERT_FALSE(seed_roots.empty()) << in;
+
+    std::map<std::string, double> our_roots;  // first frame of each folded line -> ns
+    std::istringstream lines(test::read_file(folded));
+    for (std::string line; std::getline(lines, line);) {
+      size_t sp = line.rfind(' ');
+      our_roots[line.substr(0, std::min(line.find(';'), sp))] += std::stod(line.substr(sp + 1));
     }
-    EXPECT_GE(found, 1u);
+    std::vector<std::string> seed_names, our_names;
+    for (auto& [name, v] : seed_roots) seed_names.push_back(name);
+    for (auto& [name, v] : our_roots) our_names.push_back(name);
+    EXPECT_EQ(our_names, seed_names) << in;
+    double all_us = 0;
+    for (auto& [name, us] : seed_roots) all_us += us;
+    const std::string svg_text = test::read_file(svg);
+    for (auto& [name, us] : seed_roots) {
+      double ns = our_roots[name];
+      EXPECT_NEAR(ns, us * 1000, std::max(20.0, 0.005 * us * 1000)) << in << " " << name;
+      // The SVG draws the same roots (those wide enough to be drawn).
+      if (us > all_us / 100) EXPECT_NE(svg_text.find("<title>" + name + " ("), std::string::npos) << in << " " << name;
+    }
+    std::string info = test::flamefold("info '" + in + "'").out;
+    EXPECT_EQ(info.find("\n  process"), std::string::npos) << in << ": a one-process DB has no process level\n" << info;
     ++compared;
   }
   EXPECT_GE(compared, 3u);
@@ -384,4 +414,32 @@ TEST(AscendReader, CategoryRuleOptionChangesAFramesCategory) {
   test::RunResult bad = test::flamefold("top --category-rule kernels=x " + db);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("cann, python_framework or python"), std::string::npos) << bad.err;
+}
+
+// --group-by: a one-process DB starts at its threads (seed 000's roots); `process` adds the
+// process level, `none` merges the threads; a DB with two processes gets the level by default.
+TEST(AscendReader, GroupByLevels) {
+  std::string db = make_db("ascend_pytorch_profiler_0.db", kTorchNpu);
+  test::RunResult by_default = test::flamefold("collapse " + db);
+  test::RunResult thread = test::flamefold("collapse --group-by thread " + db);
+  test::RunResult process = test::flamefold("collapse --group-by process " + db);
+  test::RunResult none = test::flamefold("collapse --group-by none " + db);
+  for (const auto* r : {&by_default, &thread, &process, &none}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(by_default.out.rfind("thread_70 (globalTid: 30064771142);train", 0), 0u) << by_default.out;
+  EXPECT_EQ(thread.out, by_default.out);
+  EXPECT_EQ(process.out.rfind("process 7;thread_70 (globalTid: 30064771142);train", 0), 0u) << process.out;
+  EXPECT_EQ(test::drop_root_frames(process.out, 1), by_default.out);
+  EXPECT_EQ(none.out, test::drop_root_frames(by_default.out, 1));
+  EXPECT_NE(("\n" + none.out).find("\naten::linear 300\n"), std::string::npos) << none.out;  // thread B's op, first level
+  test::RunResult bad = test::flamefold("collapse --group-by rank " + db);
+  EXPECT_EQ(bad.exit_code, 2);
+
+  // A second process (pid 8) in the same DB: the process level comes back by default.
+  std::string two = make_db("ascend_pytorch_profiler_1.db", std::string(kTorchNpu) +
+      ";INSERT INTO PYTORCH_API VALUES ('100', '900', 34359738448, NULL, 268435457, NULL, NULL, NULL, NULL, NULL, 50001)");
+  test::RunResult both = test::flamefold("collapse " + two);
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("process 7;thread_70 (globalTid: 30064771142);train"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("process 8;thread_80 (globalTid: 34359738448);aten::linear 800"), std::string::npos) << both.out;
+  EXPECT_EQ(test::flamefold("collapse --group-by thread " + two).out, test::drop_root_frames(both.out, 1));
 }

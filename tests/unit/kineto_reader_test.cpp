@@ -323,3 +323,33 @@ TEST(KinetoReader, SeveralRanksMergeUnderRankFramesAndTopShowsKernelSummary) {
   EXPECT_EQ(before.exit_code, 0) << before.err;
   EXPECT_EQ(before.out, r.out);
 }
+
+// --group-by on a Kineto trace: process > thread by default; thread and none drop levels.
+TEST(KinetoReader, GroupByLevels) {
+  std::string path = test::write_file("t.json", kModern);
+  test::RunResult by_default = test::flamefold("collapse " + path);
+  test::RunResult thread = test::flamefold("collapse --group-by thread " + path);
+  test::RunResult none = test::flamefold("collapse --group-by none " + path);
+  for (const auto* r : {&by_default, &thread, &none}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(by_default.out.rfind("python3 (pid 100);main thread;", 0), 0u) << by_default.out;
+  EXPECT_EQ(thread.out, test::drop_root_frames(by_default.out, 1));
+  EXPECT_EQ(thread.out.rfind("main thread;", 0), 0u) << thread.out;
+  EXPECT_EQ(none.out, test::drop_root_frames(by_default.out, 2));
+}
+
+// The legacy profiler (torch without Kineto) writes "pid": "CPU functions": that string is the
+// process's name, shown once ("CPU functions", not "process CPU functions"; `info` does not say
+// "process process").
+TEST(KinetoReader, StringPidIsTheProcessName) {
+  std::string path = test::write_file("legacy.json", R"J([
+  {"name": "aten::mm", "ph": "X", "ts": 10, "dur": 5, "tid": 0, "pid": "CPU functions", "args": {}},
+  {"name": "aten::add", "ph": "X", "ts": 20, "dur": 3, "tid": 0, "pid": "CPU functions", "args": {}}
+])J");
+  test::RunResult r = test::flamefold("collapse " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "CPU functions;thread 0;aten::add 3000\nCPU functions;thread 0;aten::mm 5000\n");
+  test::RunResult info = test::flamefold("info " + path);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("\n  process CPU functions\n"), std::string::npos) << info.out;
+  EXPECT_EQ(info.out.find("process process"), std::string::npos) << info.out;
+}

@@ -349,3 +349,19 @@ TEST(NsysReader, CliFlamegraphCpuAndGpuViews) {
   }
   EXPECT_DOUBLE_EQ(total, 1600);
 }
+
+// --group-by on an nsys export: process > thread by default (as trace viewers group tracks),
+// then each coarser level is the same stacks with the levels above them dropped and merged.
+TEST(NsysReader, GroupByLevels) {
+  std::string db = make_db("r.sqlite", nsys_2024_schema() + nsys_2024_rows());
+  test::RunResult by_default = test::flamefold("collapse " + db);
+  test::RunResult process = test::flamefold("collapse --group-by process " + db);
+  test::RunResult thread = test::flamefold("collapse --group-by thread " + db);
+  test::RunResult none = test::flamefold("collapse --group-by none " + db);
+  for (const auto* r : {&by_default, &process, &thread, &none}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(process.out, by_default.out);
+  EXPECT_EQ(by_default.out.rfind("process ", 0), 0u) << by_default.out;
+  EXPECT_EQ(thread.out, test::drop_root_frames(by_default.out, 1));
+  EXPECT_EQ(none.out, test::drop_root_frames(by_default.out, 2));
+  EXPECT_EQ(none.out.rfind("step 2500\nstep;bwd ", 0), 0u) << none.out;
+}

@@ -454,3 +454,34 @@ TEST(PerfScriptNoCallchain, CommandLineCollapseOfAFile) {
   r = test::flamefold("info " + path);
   EXPECT_NE(r.out.find("perf script"), std::string::npos) << r.out;
 }
+
+// The weight is named for what the input gives: cpu-clock/task-clock periods are ns, other
+// events' periods count the event, and samples without periods are samples (info, top, HTML).
+TEST(PerfScript, WeightUnitIsWhatThePeriodsCount) {
+  auto script = [](const std::string& event, const std::string& period) {
+    std::string s;
+    for (int i = 0; i < 2; ++i)
+      s += "python 1/1 [000] 1.00" + std::to_string(i) + ": " + period + " " + event + ": \n"
+           "\tffff a (/lib/x.so)\n\tffff b (/lib/x.so)\n\n";
+    return s;
+  };
+  struct Case {
+    std::string event, period, unit, top;
+  };
+  for (const Case& c : {Case{"cpu-clock:ppp", "1000000 ", "ns", "samples: total 2.000 ms"},
+                        Case{"task-clock", "250 ", "ns", "samples: total 500 ns"},
+                        Case{"cycles:u", "1500 ", "cycles", "samples: total 3000 cycles"},
+                        Case{"cpu/instructions/pp", "7 ", "instructions", "samples: total 14 instructions"},
+                        Case{"cycles", "", "samples", "samples: total 2 samples"}}) {
+    std::string path = test::write_file("perf.txt", script(c.event, c.period));
+    test::RunResult info = test::flamefold("info " + path);
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_NE(info.out.find("weight samples (default): "), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find(" " + c.unit + "\n"), std::string::npos) << c.event << "\n" << info.out;
+    test::RunResult top = test::flamefold("top " + path);
+    ASSERT_EQ(top.exit_code, 0) << top.err;
+    EXPECT_EQ(top.out.rfind(c.top + " (", 0), 0u) << c.event << "\n" << top.out;
+    test::RunResult json = test::flamefold("top --json " + path);
+    EXPECT_NE(json.out.find("\"unit\":\"" + c.unit + "\""), std::string::npos) << json.out;
+  }
+}

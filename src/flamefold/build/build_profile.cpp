@@ -78,6 +78,29 @@ std::string canonical_category(std::string_view c) {
   return std::string(c);
 }
 
+struct GroupLevels {
+  bool process = true, thread = true;
+};
+
+// Which group frames go above the stacks (--group-by). per_track_count: host events per track,
+// as prefix sums (tracks with none do not count as a process of the trace).
+GroupLevels group_levels(const Timeline& tl, const std::vector<uint32_t>& per_track_count, const std::string& group_by,
+                         bool process_level_always) {
+  if (group_by == "process") return {true, true};
+  if (group_by == "thread") return {false, true};
+  if (group_by == "none") return {false, false};
+  if (!group_by.empty() && group_by != "auto")
+    throw UsageError("--group-by " + group_by + ": expected process, thread, none or auto");
+  if (process_level_always) return {true, true};
+  std::vector<std::pair<uint32_t, int64_t>> processes;  // (rank, pid) of host tracks with events
+  for (size_t t = 0; t < tl.tracks.size(); ++t)
+    if (per_track_count[t + 1] != per_track_count[t]) processes.emplace_back(tl.tracks[t].rank, tl.tracks[t].pid);
+  std::sort(processes.begin(), processes.end());
+  for (size_t i = 1; i < processes.size(); ++i)
+    if (processes[i].first == processes[i - 1].first && processes[i].second != processes[i - 1].second) return {true, true};
+  return {false, true};
+}
+
 }  // namespace
 
 Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& bo) {
@@ -237,17 +260,22 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     if (kept) python_stacks = NestStacks{&tl.call_stack, &tl.call_stacks};
   }
 
+  const GroupLevels levels = group_levels(tl, per_track_count, ro.group_by, bo.process_level_always);
   std::vector<NodeId> node_of(n, kNone);
   for (size_t t = 0; t < ntracks; ++t) {
     uint32_t b = per_track_count[t], e = per_track_count[t + 1];
     if (b == e) continue;
     const Track& tr = tl.tracks[t];
     NodeId base = rank_node(tr.rank);
-    std::string process = tr.process_name ? std::string(p.symbols.strings[tr.process_name])
-                                          : "process " + std::to_string(tr.pid);
-    base = p.child(base, p.symbols.frame(process, {}, 0, process_cat));
-    std::string thread = tr.name ? std::string(p.symbols.strings[tr.name]) : "thread " + std::to_string(tr.tid);
-    base = p.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
+    if (levels.process) {
+      std::string process = tr.process_name ? std::string(p.symbols.strings[tr.process_name])
+                                            : "process " + std::to_string(tr.pid);
+      base = p.child(base, p.symbols.frame(process, {}, 0, process_cat));
+    }
+    if (levels.thread) {
+      std::string thread = tr.name ? std::string(p.symbols.strings[tr.name]) : "thread " + std::to_string(tr.tid);
+      base = p.child(base, p.symbols.frame(thread, {}, 0, thread_cat));
+    }
     std::span<uint32_t> events(by_track.data() + b, e - b);  // nest_track reorders them in place
     for (uint32_t ev : events) phantom[ev] &= 1;
     nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom,

@@ -119,6 +119,11 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
       ->allow_extra_args(false)
       ->delimiter(',')
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--group-by", r.group_by,
+                  "traces: group levels above the stacks: process (process > thread), thread, none (threads merged) "
+                  "or auto (default: Kineto and nsys by process; Ascend DBs by thread, by process when the DB holds "
+                  "several); several ranks keep a rank level")
+      ->check(CLI::IsMember({"process", "thread", "none", "auto"}));
   app->add_option_function<std::string>(
       "--window", [&r](const std::string& text) { parse_time_window(text, r); },
       "traces: only START:END from the first event, in ms or with a unit (ns, us, ms, s); either side may be empty");

@@ -41,8 +41,10 @@ void print_info(const Profile& p) {
         std::printf("  ...\n");
         break;
       }
-      std::printf("  %s %.*s\n", std::string(p.symbols.category_name(p.symbols[f].category)).c_str(),
-                  static_cast<int>(p.symbols.name(f).size()), p.symbols.name(f).data());
+      // The category word once: "process 2750", not "process process 2750".
+      std::string_view category = p.symbols.category_name(p.symbols[f].category), name = p.symbols.name(f);
+      if (name.substr(0, category.size()) == category) std::printf("  %.*s\n", static_cast<int>(name.size()), name.data());
+      else std::printf("  %.*s %.*s\n", static_cast<int>(category.size()), category.data(), static_cast<int>(name.size()), name.data());
     }
   }
   for (const Counter& c : p.counters)

@@ -855,6 +855,7 @@ Profile read_ascend(const std::string& path, const ReadOptions& read) {
   BuildOptions b;
   b.device_weight = "npu";
   b.default_to_device = read.weight == "npu";
+  b.process_level_always = false;  // seed 000's roots: the threads
   return build_profile(std::move(t.timeline), read, b);
 }
 

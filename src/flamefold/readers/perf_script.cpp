@@ -440,6 +440,25 @@ uint64_t parse_uint(std::string_view digits) {
   return v;
 }
 
+// What a sample period counts: the software clock events count nanoseconds, other events
+// their own occurrences ("cycles:u" -> cycles, "cpu/instructions/" -> instructions).
+std::string period_unit(std::string_view event) {
+  if (event.empty()) return "events";
+  if (event.substr(0, 4) == "cpu/" || event.substr(0, 4) == "cpu_") {  // PMU syntax: cpu/cycles/pp
+    size_t open = event.find('/');
+    size_t close = event.find('/', open + 1);
+    if (close != std::string_view::npos) event = event.substr(open + 1, close - open - 1);
+  }
+  size_t colon = event.find(':');
+  if (colon != std::string_view::npos && colon > 0) {
+    std::string_view after = event.substr(colon + 1);
+    // "cpu-clock:ppp", "cycles:u": modifiers; "sched:sched_switch": a tracepoint, kept whole.
+    if (after.find_first_not_of("ukhHGpPSDIW") == std::string_view::npos) event = event.substr(0, colon);
+  }
+  if (event == "cpu-clock" || event == "task-clock") return "ns";
+  return std::string(event);
+}
+
 double parse_period(std::string_view digits) {
   if (digits.size() <= 18) return static_cast<double>(parse_uint(digits));
   double v = 0;
@@ -992,7 +1011,11 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
   if (filter_known)
     base.facts.emplace_back("event", filter + (defaulted ? " (the first event in the input; --event-filter picks another)" : ""));
   base.facts.emplace_back("samples", thousands(samples));
-  if (periods) base.facts.emplace_back("weights", "sample periods (as stackcollapse-perf.pl counts them)");
+  if (periods) {
+    base.columns[0].unit = period_unit(filter);
+    base.facts.emplace_back("weights", "sample periods of " + (filter_known ? filter : std::string("the event")) + ", in " +
+                                           base.columns[0].unit + " (as stackcollapse-perf.pl counts them)");
+  }
   if (other) base.facts.emplace_back("samples of other events (skipped)", thousands(other));
   if (pid_count) base.facts.emplace_back("process ids", std::to_string(pid_count));
   if (tid_count) base.facts.emplace_back("thread ids", std::to_string(tid_count));

@@ -104,8 +104,10 @@ void write_top(const Profile& p, int column, OutputFile& out, const WriteOptions
     b += "}\n";
     return;
   }
-  std::string unit = col.unit == "ns" ? "time" : col.unit;
-  b += fmt::format("{}: total {} ({} frames{})\n", col.name, human(all, col.unit), stats.size(),
+  // The unit the input gives, named once in the header: "90.090 ms", "1,234 samples", "5,000 cycles".
+  std::string total = human(all, col.unit);
+  if (col.unit != "ns" && col.unit != "count" && !col.unit.empty()) total += " " + col.unit;
+  b += fmt::format("{}: total {} ({} frames{})\n", col.name, total, stats.size(),
                    rows < stats.size() ? fmt::format(", top {} by {}", rows, by_total ? "total" : "self") : "");
   b += fmt::format("{:>14} {:>7} {:>14} {:>7}  {}\n", "self", "self%", "total", "total%", "frame");
   for (size_t i = 0; i < rows; ++i) {
@@ -116,7 +118,6 @@ void write_top(const Profile& p, int column, OutputFile& out, const WriteOptions
     b.push_back('\n');
     out.maybe_flush();
   }
-  (void)unit;
 }
 
 }  // namespace flamefold
