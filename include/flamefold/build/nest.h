@@ -35,6 +35,39 @@ struct NestStacks {
   const CallStacks* table = nullptr;
 };
 
+// The sweep over one track's events, given in nest order (start ascending, end descending, parent
+// depth, then input order). nest_track sorts a timeline's track and sweeps it; streaming builders
+// feed it events already sorted.
+class TrackNester {
+ public:
+  // python_stacks: the table NestStacks ids refer to (null: events carry no Python stacks).
+  explicit TrackNester(const NestTarget& target, const CallStacks* python_stacks = nullptr);
+  // The next event; returns its node. A phantom is not placed: it gets the node of the path open
+  // at its start. python_stack: its NestStacks id (0 = none).
+  NodeId place(int64_t start, int64_t end, FrameId f, bool phantom, uint32_t python_stack = 0);
+  void finish();  // closes the intervals still open
+
+ private:
+  struct Open {
+    NodeId node;
+    int64_t start, end, child_time;
+    FrameId last_frame;  // the child entered last under this one: loops repeat it, skipping a lookup
+    NodeId last_child;
+    uint32_t stack;       // the Python stack in effect inside this event (NestStacks; 0 = none)
+    uint32_t last_stack;  // the stack of the child entered last (with last_frame)
+  };
+  NodeId python_frames(NodeId parent, uint32_t context, uint32_t stack);
+  void close_top(int64_t at);
+
+  NestTarget t_;
+  Profile& p_;
+  const CallStacks* stacks_;
+  std::vector<Open> open_;
+  FrameId base_last_frame_ = kNone;
+  NodeId base_last_child_ = kNone;
+  uint32_t base_last_stack_ = 0;
+};
+
 // events: this track's event ids (reordered in place). start/end are the (possibly clipped)
 // intervals, indexed by event id; a hinted child sticking out of its parent is clamped into it
 // in place. Events with phantom[e] != 0 are not placed; they only record the call path open at

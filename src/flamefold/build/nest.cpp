@@ -87,12 +87,64 @@ void sort_keys(std::vector<SortKey>& keys, Before before) {
 
 }  // namespace
 
+TrackNester::TrackNester(const NestTarget& target, const CallStacks* python_stacks)
+    : t_(target), p_(*target.profile), stacks_(python_stacks) {
+  open_.reserve(64);
+}
+
+// The frames of `stack` beyond those it shares with `context`, made below `parent`.
+NodeId TrackNester::python_frames(NodeId parent, uint32_t context, uint32_t stack) {
+  std::span<const FrameId> frames = (*stacks_)[stack], around = (*stacks_)[context];
+  size_t k = 0;
+  while (k < frames.size() && k < around.size() && frames[k] == around[k]) ++k;
+  for (; k < frames.size(); ++k) parent = p_.child(parent, frames[k]);
+  return parent;
+}
+
+void TrackNester::close_top(int64_t at) {
+  Open o = open_.back();
+  open_.pop_back();
+  int64_t d = at - o.start;
+  p_.add(o.node, t_.cpu_column, static_cast<double>(d - o.child_time));
+  if (!open_.empty()) open_.back().child_time += d;
+}
+
+NodeId TrackNester::place(int64_t ks, int64_t ke, FrameId f, bool phantom, uint32_t s) {
+  while (!open_.empty() && open_.back().end <= ks && !(open_.back().end == ks && ke == ks && open_.back().start == ks))
+    close_top(open_.back().end);
+  if (phantom) return open_.empty() ? t_.base : open_.back().node;
+  // Open intervals that end before this one does are cut at its start (DESIGN.md "nest").
+  while (!open_.empty() && open_.back().end < ke) close_top(ks);
+  if (!stacks_) s = 0;
+  FrameId& last_frame = open_.empty() ? base_last_frame_ : open_.back().last_frame;
+  NodeId& last_child = open_.empty() ? base_last_child_ : open_.back().last_child;
+  uint32_t& last_stack = open_.empty() ? base_last_stack_ : open_.back().last_stack;
+  const uint32_t context = open_.empty() ? 0 : open_.back().stack;
+  NodeId node;
+  if (last_frame == f && last_stack == s) {
+    node = last_child;
+  } else {
+    NodeId parent = open_.empty() ? t_.base : open_.back().node;
+    if (s != 0 && s != context) parent = python_frames(parent, context, s);
+    node = p_.child(parent, f);
+    last_frame = f;
+    last_child = node;
+    last_stack = s;
+  }
+  if (t_.calls_column >= 0) p_.add(node, t_.calls_column, 1);
+  open_.push_back(Open{node, ks, ke, 0, kNone, kNone, s ? s : context, 0});
+  return node;
+}
+
+void TrackNester::finish() {
+  while (!open_.empty()) close_top(open_.back().end);
+}
+
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
                 const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of,
                 const NestStacks& py) {
   if (events.empty()) return;
-  Profile& p = *t.profile;
 
   bool any_hint = false;
   for (uint32_t e : events)
@@ -136,67 +188,13 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
     for (size_t i = 0; i < keys.size(); ++i) events[i] = keys[i].event;
   }
 
-  struct Open {
-    NodeId node;
-    int64_t start, end, child_time;
-    FrameId last_frame;  // the child entered last under this one: loops repeat it, skipping a lookup
-    NodeId last_child;
-    uint32_t stack;       // the Python stack in effect inside this event (NestStacks; 0 = none)
-    uint32_t last_stack;  // the stack of the child entered last (with last_frame)
-  };
-  FrameId base_last_frame = kNone;
-  NodeId base_last_child = kNone;
-  uint32_t base_last_stack = 0;
+  TrackNester nester(t, py.table);
   const bool with_stacks = py.of_event && py.table && !py.of_event->empty();
-  // The frames of `stack` beyond those it shares with `context`, made below `parent`.
-  auto python_frames = [&](NodeId parent, uint32_t context, uint32_t stack) {
-    std::span<const FrameId> frames = (*py.table)[stack], around = (*py.table)[context];
-    size_t k = 0;
-    while (k < frames.size() && k < around.size() && frames[k] == around[k]) ++k;
-    for (; k < frames.size(); ++k) parent = p.child(parent, frames[k]);
-    return parent;
-  };
-  std::vector<Open> stack;
-  stack.reserve(64);
-  auto close_top = [&](int64_t at) {
-    Open o = stack.back();
-    stack.pop_back();
-    int64_t d = at - o.start;
-    p.add(o.node, t.cpu_column, static_cast<double>(d - o.child_time));
-    if (!stack.empty()) stack.back().child_time += d;
-  };
   for (const uint32_t e : events) {
-    const int64_t ks = start[e], ke = end[e];
-    while (!stack.empty() && stack.back().end <= ks && !(stack.back().end == ks && ke == ks && stack.back().start == ks))
-      close_top(stack.back().end);
-    if (phantom[e]) {
-      node_of[e] = stack.empty() ? t.base : stack.back().node;
-      continue;
-    }
-    // Open intervals that end before this one does are cut at its start (DESIGN.md "nest").
-    while (!stack.empty() && stack.back().end < ke) close_top(ks);
-    FrameId f = frame[e];
-    FrameId& last_frame = stack.empty() ? base_last_frame : stack.back().last_frame;
-    NodeId& last_child = stack.empty() ? base_last_child : stack.back().last_child;
-    uint32_t& last_stack = stack.empty() ? base_last_stack : stack.back().last_stack;
-    const uint32_t context = stack.empty() ? 0 : stack.back().stack;
     const uint32_t s = with_stacks && e < py.of_event->size() ? (*py.of_event)[e] : 0;
-    NodeId node;
-    if (last_frame == f && last_stack == s) {
-      node = last_child;
-    } else {
-      NodeId parent = stack.empty() ? t.base : stack.back().node;
-      if (s != 0 && s != context) parent = python_frames(parent, context, s);
-      node = p.child(parent, f);
-      last_frame = f;
-      last_child = node;
-      last_stack = s;
-    }
-    if (t.calls_column >= 0) p.add(node, t.calls_column, 1);
-    node_of[e] = node;
-    stack.push_back(Open{node, ks, ke, 0, kNone, kNone, s ? s : context, 0});
+    node_of[e] = nester.place(start[e], end[e], frame[e], phantom[e] != 0, s);
   }
-  while (!stack.empty()) close_top(stack.back().end);
+  nester.finish();
 }
 
 }  // namespace flamefold
