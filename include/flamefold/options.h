@@ -42,6 +42,9 @@ struct ReadOptions {
   std::vector<std::string> category_rules;
   bool progress = false;         // show a progress line on stderr
   unsigned threads_to_use = 0;   // worker threads; 0 = all cores
+  // Streaming readers: the memory each of their spools (external sorts) holds before it spills
+  // sorted runs to a temporary file; 0 = the default (spool.h). Tests make it tiny.
+  size_t spool_bytes = 0;
 };
 
 struct WriteOptions {

@@ -24,10 +24,17 @@ int64_t step_number(std::string_view name);
 // What --thread, --categories, --steps and --window keep.
 class Selection {
  public:
+  // symbols and tracks may grow while it is in use (streaming readers add them as they go).
   Selection(const ReadOptions& read, const Symbols& symbols, const std::vector<Track>& tracks);
 
-  bool track_kept(uint32_t track) const { return track_kept_[track] != 0; }
-  bool category_kept(CategoryId c) const { return category_kept_[c] != 0; }
+  bool track_kept(uint32_t track) const {
+    if (track >= track_kept_.size()) see_tracks();
+    return track_kept_[track] != 0;
+  }
+  bool category_kept(CategoryId c) const {
+    if (c >= category_kept_.size()) see_categories();
+    return category_kept_[c] != 0;
+  }
   bool filters_device_categories() const { return filter_device_categories_; }
 
   bool windowed() const { return windowed_; }
@@ -52,8 +59,13 @@ class Selection {
     int64_t start, end;
     bool operator<(const StepRange& o) const { return rank != o.rank ? rank < o.rank : start < o.start; }
   };
+  void see_tracks() const;
+  void see_categories() const;
   const ReadOptions& read_;
-  std::vector<uint8_t> track_kept_, category_kept_;
+  const Symbols& symbols_;
+  const std::vector<Track>& tracks_;
+  std::vector<std::string> wanted_categories_;
+  mutable std::vector<uint8_t> track_kept_, category_kept_;
   bool filter_device_categories_ = false;
   bool windowed_ = false, stepped_ = false;
   int64_t w0_ = std::numeric_limits<int64_t>::min(), w1_ = std::numeric_limits<int64_t>::max();

@@ -13,6 +13,7 @@
 #include "flamefold/profile.h"
 #include "flamefold/readers/sqlite_db.h"
 #include "flamefold/timeline.h"
+#include "flamefold/timeline_build.h"
 #include "flamefold/writers/chrome_trace.h"
 
 namespace flamefold {
@@ -50,6 +51,12 @@ bool is_ascend_db(const sqlite::Db& db);  // STRING_IDS plus PYTORCH_API, CANN_A
 AscendTrace read_ascend_trace(const std::string& path, const ReadOptions& read, const AscendOptions& options);
 // Flame graph: by default the seed's view (host PYTORCH_API intervals per thread, ns, under
 // `thread_<tid> (globalTid: <n>)`); "npu" column = NPU task time under the launching op.
+// Streamed (ascend_stream.cpp): memory follows the call tree, not the rows.
 Profile read_ascend(const std::string& path, const ReadOptions& read);
+// The same profile from the whole timeline in memory (read_ascend_trace + build_profile): the
+// reference the streaming reader is tested against.
+Profile read_ascend_in_memory(const std::string& path, const ReadOptions& read);
+// The reader and build options of an Ascend flame graph for these read options.
+void ascend_profile_options(const ReadOptions& read, AscendOptions& o, BuildOptions& b);
 
 }  // namespace flamefold

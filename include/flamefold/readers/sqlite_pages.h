@@ -33,6 +33,9 @@ struct FileImage {
   // Connections to the same unchanged file share one mapping.
   static std::shared_ptr<const FileImage> map(const std::string& path, std::string& problem);
   const uint8_t* page(uint32_t n) const { return data + static_cast<uint64_t>(n - 1) * page_size; }
+  // Drops pages [first, last] from the process's resident memory (they stay in the page
+  // cache): a scan gives back the leaves it has read, so a 10 GB table does not end up resident.
+  void release(uint32_t first, uint32_t last) const;
 
  private:
   static std::shared_ptr<const FileImage> map_new(int fd, const struct stat& st, const std::string& path,
@@ -52,6 +55,9 @@ class PageScanner {
   // file: the name errors give (the path the database was opened by).
   PageScanner(std::shared_ptr<const FileImage> image, std::string file, uint32_t root, std::string table,
               std::vector<ColumnSource> columns, int64_t lo, int64_t hi);
+  ~PageScanner();
+  PageScanner(const PageScanner&) = delete;
+  PageScanner& operator=(const PageScanner&) = delete;
   // Decodes the next row into out[0 .. columns.size()); false at the end.
   bool next(Value* out);
   // The page type byte of a table's root page (0x05/0x0D rowid table, 0x02/0x0A WITHOUT ROWID).
@@ -74,6 +80,7 @@ class PageScanner {
   int64_t interior_key(const Level& l, uint32_t i) const;
   uint32_t cell_offset(const Level& l, uint32_t i) const;
   bool advance_to_leaf();               // moves to the next leaf with cells left; false at the end
+  void leaf_done(uint32_t page);        // a leaf read to its end: released with the others, 1 MB at a time
   void decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out);
   const uint8_t* gather_overflow(const uint8_t* local, uint64_t local_size, uint64_t total, uint32_t first, uint32_t page);
 
@@ -92,6 +99,8 @@ class PageScanner {
   std::vector<uint32_t> chain_mark_;         // overflow page -> the chain that last used it
   uint32_t chain_id_ = 0;
   std::string payload_;                      // a record assembled from overflow pages
+  uint32_t done_first_ = 0, done_last_ = 0;  // the span of finished leaves not yet released
+  uint64_t done_leaves_ = 0;
   bool started_ = false, seek_done_ = false, done_ = false;
 };
 

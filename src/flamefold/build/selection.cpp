@@ -69,26 +69,31 @@ int64_t step_number(std::string_view name) {
   return r.ec == std::errc() ? v : -1;
 }
 
-Selection::Selection(const ReadOptions& ro, const Symbols& symbols, const std::vector<Track>& tracks) : read_(ro) {
-  track_kept_.assign(tracks.size(), 1);
-  for (size_t t = 0; t < tracks.size(); ++t)
-    if (!tracks[t].device) track_kept_[t] = thread_selected(symbols, tracks[t], ro.threads);
-  category_kept_.assign(symbols.category_count() + 1, 1);
-  if (!ro.categories.empty()) {
-    std::vector<std::string> wanted;
-    for (const std::string& c : ro.categories) {
-      wanted.push_back(canonical_category(c));
-      if (wanted.back() == category::kKernel || wanted.back() == category::kMemcpy || wanted.back() == category::kMemset)
-        filter_device_categories_ = true;
-    }
-    for (size_t c = 0; c < symbols.category_count(); ++c)
-      category_kept_[c] =
-          std::find(wanted.begin(), wanted.end(), symbols.category_name(static_cast<CategoryId>(c))) != wanted.end();
+Selection::Selection(const ReadOptions& ro, const Symbols& symbols, const std::vector<Track>& tracks)
+    : read_(ro), symbols_(symbols), tracks_(tracks) {
+  for (const std::string& c : ro.categories) {
+    wanted_categories_.push_back(canonical_category(c));
+    const std::string& w = wanted_categories_.back();
+    if (w == category::kKernel || w == category::kMemcpy || w == category::kMemset) filter_device_categories_ = true;
   }
+  see_tracks();
+  see_categories();
   windowed_ = ro.window_start_ns != std::numeric_limits<int64_t>::min() ||
               ro.window_end_ns != std::numeric_limits<int64_t>::max();
   stepped_ = !ro.steps.empty();
   if (stepped_) wanted_steps_ = parse_steps(ro.steps);
+}
+
+void Selection::see_tracks() const {
+  for (size_t t = track_kept_.size(); t < tracks_.size(); ++t)
+    track_kept_.push_back(tracks_[t].device || thread_selected(symbols_, tracks_[t], read_.threads));
+}
+
+void Selection::see_categories() const {
+  for (size_t c = category_kept_.size(); c < symbols_.category_count(); ++c)
+    category_kept_.push_back(wanted_categories_.empty() ||
+                             std::find(wanted_categories_.begin(), wanted_categories_.end(),
+                                       symbols_.category_name(static_cast<CategoryId>(c))) != wanted_categories_.end());
 }
 
 void Selection::set_origin(int64_t t0) {

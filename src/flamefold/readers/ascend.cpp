@@ -517,8 +517,7 @@ AscendTrace read_ascend_trace(const std::string& path, const ReadOptions& read, 
   return r.run();
 }
 
-Profile read_ascend(const std::string& path, const ReadOptions& read) {
-  AscendOptions o;
+void ascend_profile_options(const ReadOptions& read, AscendOptions& o, BuildOptions& b) {
   o.for_flamegraph = true;
   if (read.stacks == "callchain") o.callchains = true;
   else if (!read.stacks.empty() && read.stacks != "ops")
@@ -526,11 +525,16 @@ Profile read_ascend(const std::string& path, const ReadOptions& read) {
   // The device view also joins tasks no op claims to their CANN_API call; the host view keeps
   // the seed's per-thread times, so it reads PYTORCH_API only.
   o.cann_launches = read.weight == "npu";
-  AscendTrace t = read_ascend_trace(path, read, o);
-  BuildOptions b;
   b.device_weight = "npu";
   b.default_to_device = read.weight == "npu";
   b.process_level_always = false;  // seed 000's roots: the threads
+}
+
+Profile read_ascend_in_memory(const std::string& path, const ReadOptions& read) {
+  AscendOptions o;
+  BuildOptions b;
+  ascend_profile_options(read, o, b);
+  AscendTrace t = read_ascend_trace(path, read, o);
   return build_profile(std::move(t.timeline), read, b);
 }
 

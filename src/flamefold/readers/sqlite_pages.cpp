@@ -241,12 +241,39 @@ int64_t PageScanner::interior_key(const Level& l, uint32_t i) const {
 
 // From the top of the stack down to a leaf: at each interior page, the first child that can
 // hold rowids >= lo_ (the left child of cell i holds the rowids <= key i).
+void FileImage::release(uint32_t first, uint32_t last) const {
+  static const uint64_t os_page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t begin = uint64_t(first - 1) * page_size, end = uint64_t(last) * page_size;
+  begin = (begin + os_page - 1) / os_page * os_page;  // only whole OS pages of the range (data is page aligned)
+  end = end / os_page * os_page;
+  if (end > begin) ::madvise(const_cast<uint8_t*>(data) + begin, end - begin, MADV_DONTNEED);
+}
+
+PageScanner::~PageScanner() {
+  if (done_first_) image_->release(done_first_, done_last_);
+}
+
+void PageScanner::leaf_done(uint32_t page) {
+  // Every 1 MB of leaves read, the span they lie in is released: other tables' pages in it
+  // (tables written side by side interleave their leaves; the kernel maps a fault's neighbours
+  // too) are dropped as well and cheaply mapped again should a later scan need them.
+  constexpr uint64_t kReleaseBytes = 1 << 20;
+  if (!done_first_) done_first_ = done_last_ = page;
+  done_first_ = std::min(done_first_, page);
+  done_last_ = std::max(done_last_, page);
+  if (++done_leaves_ * image_->page_size < kReleaseBytes) return;
+  image_->release(done_first_, done_last_);
+  done_first_ = done_last_ = 0;
+  done_leaves_ = 0;
+}
+
 bool PageScanner::advance_to_leaf() {
   if (!started_) {
     started_ = true;
     push(root_);
   } else {
     // The leaf on top is finished: climb to the first ancestor with a child left.
+    leaf_done(stack_.back().number);
     stack_.pop_back();
     for (;;) {
       if (stack_.empty()) return false;

@@ -1,0 +1,258 @@
+// Spool: an external sort of fixed-size records in bounded memory. Records are pushed in any
+// order and read back sorted. While they fit in the memory budget nothing touches the disk;
+// past it, each full buffer is sorted and written to an unlinked temporary file as a run, and
+// reading merges the runs (SQLite's sorter does the same). Streaming readers use it so that peak
+// memory follows the call tree, not the number of rows in the input.
+//
+// Profiler tables arrive nearly in order: a few interleaved ascending streams (one per thread,
+// or per kind of row). Each record is therefore dealt, as it arrives, onto one of a few "lanes"
+// that stay sorted (the first lane whose last record does not come after it, as in patience
+// sorting); sorting a buffer is then one k-way merge of its lanes instead of n log n comparisons.
+// Input with no such order (more lanes than kMaxLanes would need) is sorted with std::sort.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace flamefold {
+
+// An unlinked temporary file that records are appended to and read back from by offset.
+// Its directory is $TMPDIR, else /tmp. Failures (disk full, no directory) throw
+// std::runtime_error("temporary file in DIR: PROBLEM").
+class SpillFile {
+ public:
+  SpillFile() = default;
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  SpillFile(SpillFile&& o) noexcept : fd_(o.fd_), size_(o.size_), dir_(std::move(o.dir_)) { o.fd_ = -1; }
+  SpillFile& operator=(SpillFile&& o) noexcept;
+  ~SpillFile();
+
+  uint64_t append(const void* data, size_t bytes);  // returns the offset written at
+  void read(uint64_t offset, void* data, size_t bytes) const;
+  uint64_t size() const { return size_; }
+
+ private:
+  void open();
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string dir_;
+};
+
+// Bytes a spool may hold in memory by default (its buffer and the scratch space of its sort).
+inline constexpr size_t kSpoolBytes = size_t(8) << 20;
+
+// Records of T (trivially copyable) in the order `less` gives. Equal records come out in no
+// particular order: give the key a unique tie-break (a sequence number) when order matters.
+template <class T, class Less>
+class Spool {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  explicit Spool(size_t memory_bytes = kSpoolBytes, Less less = Less())
+      : less_(less), capacity_(std::max<size_t>(64, memory_bytes / (2 * sizeof(T) + 1))) {}
+
+  void push(const T& r) {
+    if (buffer_.size() == buffer_.capacity()) {
+      if (buffer_.size() == capacity_) spill();
+      else reserve(std::min(capacity_, std::max<size_t>(4096, 2 * buffer_.capacity())));  // never past the budget
+    }
+    if (!unordered_) deal(r);
+    buffer_.push_back(r);
+    ++size_;
+  }
+  uint64_t size() const { return size_; }
+  size_t runs_spilled() const { return runs_.size(); }
+
+  // No more pushes: sorts what is left and prepares reading.
+  void finish() {
+    sort_buffer();
+    std::vector<T>().swap(scratch_);
+    std::vector<uint8_t>().swap(lane_of_);
+    if (runs_.empty()) return;  // all in memory: next() walks the buffer
+    // The last buffer stays in memory as one more run; the others are read in slices that
+    // share the budget.
+    size_t slice = std::max<size_t>(256, capacity_ / (runs_.size() + 1));
+    buffer_.shrink_to_fit();
+    for (Run& r : runs_) {
+      r.slice = slice;
+      refill(r);
+    }
+    heap_.clear();
+    for (uint32_t i = 0; i < runs_.size(); ++i)
+      if (r_has(runs_[i])) heap_.push_back(i);
+    if (pos_ < buffer_.size()) heap_.push_back(kMemoryRun);
+    std::make_heap(heap_.begin(), heap_.end(), heap_after());
+    current_ = kNoRun;
+  }
+
+  // The next record in sorted order; false when all were read.
+  bool next(T& out) {
+    if (runs_.empty()) {
+      if (pos_ == buffer_.size()) return false;
+      out = buffer_[pos_++];
+      return true;
+    }
+    // The run that gave the last record usually gives the next ones too (runs cover
+    // successive stretches of the order): it keeps giving while its head comes before every
+    // other run's, one comparison per record instead of a heap update.
+    if (current_ != kNoRun && !heap_.empty() && less_(head(heap_.front()), head(current_))) {
+      heap_.push_back(current_);
+      std::push_heap(heap_.begin(), heap_.end(), heap_after());
+      current_ = kNoRun;
+    }
+    if (current_ == kNoRun) {
+      if (heap_.empty()) return false;
+      std::pop_heap(heap_.begin(), heap_.end(), heap_after());
+      current_ = heap_.back();
+      heap_.pop_back();
+    }
+    if (current_ == kMemoryRun) {
+      out = buffer_[pos_++];
+      if (pos_ == buffer_.size()) current_ = kNoRun;
+      return true;
+    }
+    Run& r = runs_[current_];
+    out = r.data[r.pos++];
+    if (r.pos == r.data.size()) refill(r);
+    if (!r_has(r)) current_ = kNoRun;
+    return true;
+  }
+
+ private:
+  static constexpr uint32_t kMemoryRun = UINT32_MAX, kNoRun = UINT32_MAX - 1;
+  static constexpr size_t kMaxLanes = 64;
+  struct Run {
+    uint64_t offset = 0, end = 0;  // bytes of the file still to read
+    size_t slice = 0;
+    std::vector<T> data;
+    size_t pos = 0;
+  };
+  static bool r_has(const Run& r) { return r.pos < r.data.size(); }
+
+  const T& head(uint32_t i) const { return i == kMemoryRun ? buffer_[pos_] : runs_[i].data[runs_[i].pos]; }
+  // std heap order: the run whose head comes first on top.
+  auto heap_after() const {
+    return [this](uint32_t a, uint32_t b) { return less_(head(b), head(a)); };
+  }
+
+  void reserve(size_t n) {
+    buffer_.reserve(n);
+    lane_of_.reserve(n);
+  }
+
+  // Puts r on the lane whose last record is the greatest one not after r (patience sorting's
+  // best fit: the fewest lanes, as many as the longest descending stretch of the input). The
+  // tails are kept in order, so that lane is found by a binary search, and usually it is the
+  // lane of the record before.
+  void deal(const T& r) {
+    size_t k = tails_.size();
+    size_t at;  // position in tails_ of the lane r goes on
+    if (last_ < k && !less_(r, tails_[last_]) && (last_ + 1 == k || less_(r, tails_[last_ + 1]))) {
+      at = last_;
+    } else {
+      // The first tail after r; r goes on the lane before it.
+      size_t lo = 0, hi = k;
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (less_(r, tails_[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo == 0) {  // before every tail: a new lane, first in order
+        if (k == kMaxLanes) {
+          unordered_ = true;  // no usable order: std::sort at spill time
+          return;
+        }
+        tails_.insert(tails_.begin(), r);
+        lane_at_.insert(lane_at_.begin(), static_cast<uint8_t>(k));
+        at = 0;
+      } else {
+        at = lo - 1;
+      }
+    }
+    tails_[at] = r;
+    last_ = at;
+    lane_of_.push_back(lane_at_[at]);
+  }
+
+  void refill(Run& r) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(r.slice, (r.end - r.offset) / sizeof(T)));
+    r.data.resize(n);
+    r.pos = 0;
+    if (n) file_.read(r.offset, r.data.data(), n * sizeof(T));
+    r.offset += n * sizeof(T);
+  }
+
+  void spill() {
+    sort_buffer();
+    Run r;
+    r.offset = file_.append(buffer_.data(), buffer_.size() * sizeof(T));
+    r.end = r.offset + buffer_.size() * sizeof(T);
+    runs_.push_back(std::move(r));
+    buffer_.clear();
+  }
+
+  // Sorts the buffer: its lanes gathered (a stable counting sort by lane) and merged in one
+  // pass, or std::sort when the records had no usable order.
+  void sort_buffer() {
+    const size_t n = buffer_.size();
+    const size_t lanes = tails_.size();
+    if (unordered_) {
+      std::sort(buffer_.begin(), buffer_.end(), less_);
+    } else if (lanes > 1) {
+      std::vector<size_t> at(lanes + 1, 0);
+      for (uint8_t l : lane_of_) ++at[l + 1];
+      for (size_t l = 1; l <= lanes; ++l) at[l] += at[l - 1];
+      std::vector<size_t> end(at.begin() + 1, at.end());
+      std::vector<size_t> cur(at.begin(), at.end() - 1);
+      scratch_.resize(n);
+      for (size_t i = 0; i < n; ++i) scratch_[cur[lane_of_[i]]++] = buffer_[i];
+      for (size_t l = 0; l < lanes; ++l) cur[l] = at[l];
+      // k-way merge of the lanes back into the buffer; the lane that gave the last record
+      // keeps giving while it is not behind any other lane's head.
+      auto after = [&](uint32_t a, uint32_t b) { return less_(scratch_[cur[b]], scratch_[cur[a]]); };
+      std::vector<uint32_t> heap;
+      for (uint32_t l = 0; l < lanes; ++l)
+        if (cur[l] < end[l]) heap.push_back(l);
+      std::make_heap(heap.begin(), heap.end(), after);
+      size_t w = 0;
+      while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), after);
+        uint32_t l = heap.back();
+        heap.pop_back();
+        do {
+          buffer_[w++] = scratch_[cur[l]++];
+        } while (cur[l] < end[l] && (heap.empty() || !less_(scratch_[cur[heap.front()]], scratch_[cur[l]])));
+        if (cur[l] < end[l]) {
+          heap.push_back(l);
+          std::push_heap(heap.begin(), heap.end(), after);
+        }
+      }
+    }
+    tails_.clear();
+    lane_at_.clear();
+    lane_of_.clear();
+    last_ = 0;
+    unordered_ = false;
+  }
+
+  Less less_;
+  size_t capacity_;  // records per buffer
+  std::vector<T> buffer_, scratch_;
+  std::vector<uint8_t> lane_of_;  // per buffered record: its lane
+  std::vector<T> tails_;          // the last record of each lane, in order
+  std::vector<uint8_t> lane_at_;  // the lane whose tail is tails_[i]
+  size_t last_ = 0;               // the position in tails_ used last
+  bool unordered_ = false;
+  size_t pos_ = 0;  // reading position in buffer_
+  uint64_t size_ = 0;
+  SpillFile file_;
+  std::vector<Run> runs_;
+  std::vector<uint32_t> heap_;  // the runs other than current_ that have records left
+  uint32_t current_ = kNoRun;
+};
+
+}  // namespace flamefold

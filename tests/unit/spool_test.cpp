@@ -1,0 +1,126 @@
+// Spool: records come back in exactly std::sort's order whatever their arrival order, in
+// memory or through spilled runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "flamefold/spool.h"
+
+using flamefold::Spool;
+
+namespace {
+
+struct Rec {
+  uint32_t track;
+  int64_t start;
+  uint64_t seq;
+};
+struct ByTrackStartSeq {
+  bool operator()(const Rec& a, const Rec& b) const {
+    if (a.track != b.track) return a.track < b.track;
+    if (a.start != b.start) return a.start < b.start;
+    return a.seq < b.seq;
+  }
+};
+
+std::vector<Rec> drain(const std::vector<Rec>& in, size_t budget, size_t* runs = nullptr) {
+  Spool<Rec, ByTrackStartSeq> s(budget);
+  for (const Rec& r : in) s.push(r);
+  s.finish();
+  if (runs) *runs = s.runs_spilled();
+  std::vector<Rec> out;
+  Rec r;
+  while (s.next(r)) out.push_back(r);
+  return out;
+}
+
+void expect_sorted_copy(const std::vector<Rec>& in, size_t budget, size_t min_runs) {
+  std::vector<Rec> want = in;
+  std::sort(want.begin(), want.end(), ByTrackStartSeq());
+  size_t runs = 0;
+  std::vector<Rec> got = drain(in, budget, &runs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i << " of " << got.size() << ", budget " << budget;
+  }
+  EXPECT_GE(runs, min_runs);
+}
+
+// Rows of several threads, each in time order except groups of "late" rows: what profiler
+// tables look like.
+std::vector<Rec> interleaved(size_t n, uint32_t tracks, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> clock(tracks, 0);
+  std::vector<Rec> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint32_t t = static_cast<uint32_t>(rng() % tracks);
+    clock[t] += static_cast<int64_t>(rng() % 100);
+    int64_t start = clock[t];
+    if (rng() % 8 == 0) start -= static_cast<int64_t>(rng() % 5000);  // a late row
+    out.push_back(Rec{t, start, i});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Spool, EmptyAndSingle) {
+  EXPECT_TRUE(drain({}, 1 << 20).empty());
+  std::vector<Rec> one = drain({Rec{3, 7, 1}}, 1 << 20);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].start, 7);
+}
+
+TEST(Spool, SortedInputInMemory) {
+  std::vector<Rec> in;
+  for (uint64_t i = 0; i < 10000; ++i) in.push_back(Rec{0, static_cast<int64_t>(i), i});
+  expect_sorted_copy(in, 1 << 20, 0);
+}
+
+TEST(Spool, InterleavedStreamsInMemoryAndSpilled) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    std::vector<Rec> in = interleaved(50000, 1 + seed * 3, seed);
+    expect_sorted_copy(in, 64 << 20, 0);  // one buffer
+    expect_sorted_copy(in, 64 << 10, 5);  // many runs through the temporary file
+  }
+}
+
+TEST(Spool, ShuffledInputFallsBackToAFullSort) {
+  std::vector<Rec> in = interleaved(40000, 3, 9);
+  std::mt19937_64 rng(5);
+  std::shuffle(in.begin(), in.end(), rng);  // far more than kMaxLanes ascending streams
+  expect_sorted_copy(in, 64 << 20, 0);
+  expect_sorted_copy(in, 32 << 10, 10);
+}
+
+TEST(Spool, DescendingInputAndEqualKeys) {
+  std::vector<Rec> in;
+  for (uint64_t i = 0; i < 20000; ++i) in.push_back(Rec{static_cast<uint32_t>(i % 2), static_cast<int64_t>(20000 - i) / 7, i});
+  expect_sorted_copy(in, 64 << 20, 0);
+  expect_sorted_copy(in, 16 << 10, 3);
+}
+
+TEST(Spool, ManyTinyRunsStillMerge) {
+  // A budget of a few records per run: hundreds of runs merged at once.
+  std::vector<Rec> in = interleaved(20000, 4, 11);
+  expect_sorted_copy(in, 2048, 100);
+}
+
+TEST(Spool, SpillDirectoryMissingIsAClearError) {
+  const char* old = std::getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  setenv("TMPDIR", "/nonexistent/flamefold-test", 1);
+  Spool<Rec, ByTrackStartSeq> s(2048);
+  bool threw = false;
+  try {
+    for (uint64_t i = 0; i < 10000; ++i) s.push(Rec{0, static_cast<int64_t>(10000 - i), i});
+  } catch (const std::runtime_error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find("temporary file in /nonexistent/flamefold-test"), std::string::npos) << e.what();
+  }
+  if (old) setenv("TMPDIR", saved.c_str(), 1);
+  else unsetenv("TMPDIR");
+  EXPECT_TRUE(threw);
+}
