@@ -47,6 +47,9 @@ inline constexpr size_t kSpoolBytes = size_t(8) << 20;
 
 // Records of T (trivially copyable) in the order `less` gives. Equal records come out in no
 // particular order: give the key a unique tie-break (a sequence number) when order matters.
+// When the order starts with an unsigned integer key, `static uint64_t Less::key(const T&)`
+// gives it: input without usable order is then sorted by radix on that key (and by `less`
+// among equal keys) instead of std::sort.
 template <class T, class Less>
 class Spool {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -201,7 +204,7 @@ class Spool {
     const size_t n = buffer_.size();
     const size_t lanes = tails_.size();
     if (unordered_) {
-      std::sort(buffer_.begin(), buffer_.end(), less_);
+      full_sort();
     } else if (lanes > 1) {
       std::vector<size_t> at(lanes + 1, 0);
       for (uint8_t l : lane_of_) ++at[l + 1];
@@ -237,6 +240,33 @@ class Spool {
     lane_of_.clear();
     last_ = 0;
     unordered_ = false;
+  }
+
+  // Sorts the buffer from scratch: LSD radix on Less::key (16 bits a pass, as many passes as the
+  // largest key needs), then `less` within each run of equal keys; std::sort without a key.
+  void full_sort() {
+    if constexpr (requires(const T& t) { Less::key(t); }) {
+      const size_t n = buffer_.size();
+      uint64_t top = 0;
+      for (const T& r : buffer_) top |= Less::key(r);
+      scratch_.resize(n);
+      std::vector<size_t> count(65537);
+      for (unsigned shift = 0; shift < 64 && (top >> shift) != 0; shift += 16) {
+        std::fill(count.begin(), count.end(), 0);
+        for (const T& r : buffer_) ++count[((Less::key(r) >> shift) & 0xFFFF) + 1];
+        for (size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+        for (const T& r : buffer_) scratch_[count[(Less::key(r) >> shift) & 0xFFFF]++] = r;
+        buffer_.swap(scratch_);
+      }
+      for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && Less::key(buffer_[j]) == Less::key(buffer_[i])) ++j;
+        if (j - i > 1) std::sort(buffer_.begin() + i, buffer_.begin() + j, less_);
+        i = j;
+      }
+    } else {
+      std::sort(buffer_.begin(), buffer_.end(), less_);
+    }
   }
 
   Less less_;

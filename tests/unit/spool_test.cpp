@@ -124,3 +124,41 @@ TEST(Spool, SpillDirectoryMissingIsAClearError) {
   else unsetenv("TMPDIR");
   EXPECT_TRUE(threw);
 }
+
+namespace {
+struct Keyed {
+  uint64_t key;
+  uint32_t seq, pad;
+};
+struct ByKeySeq {
+  static uint64_t key(const Keyed& k) { return k.key; }
+  bool operator()(const Keyed& a, const Keyed& b) const { return a.key != b.key ? a.key < b.key : a.seq < b.seq; }
+};
+}  // namespace
+
+TEST(Spool, RadixOnTheLeadingKeyWhenArrivalsHaveNoOrder) {
+  std::mt19937_64 rng(3);
+  std::vector<Keyed> in;
+  for (uint32_t i = 0; i < 30000; ++i) {
+    // Small keys, keys above 2^48 (four radix passes), many equal keys.
+    uint64_t k = i % 3 == 0 ? rng() % 50 : i % 3 == 1 ? (uint64_t(1) << 50) + rng() % 1000 : rng();
+    in.push_back(Keyed{k, i, 0});
+  }
+  std::shuffle(in.begin(), in.end(), rng);
+  std::vector<Keyed> want = in;
+  std::sort(want.begin(), want.end(), ByKeySeq());
+  for (size_t budget : {size_t(64) << 20, size_t(16) << 10}) {
+    Spool<Keyed, ByKeySeq> s(budget);
+    for (const Keyed& k : in) s.push(k);
+    s.finish();
+    Keyed k;
+    size_t i = 0;
+    while (s.next(k)) {
+      ASSERT_LT(i, want.size());
+      ASSERT_EQ(k.key, want[i].key) << i;
+      ASSERT_EQ(k.seq, want[i].seq) << i;
+      ++i;
+    }
+    EXPECT_EQ(i, want.size());
+  }
+}

@@ -10,7 +10,9 @@
 // hints other than a chain's depth. Readers of formats that have them build a Timeline.
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,9 @@ class TraceBuilder {
   uint32_t add(uint32_t track, int64_t start, int64_t end, FrameId f, EventKind kind, uint64_t correlation = 0,
                uint16_t depth = 0, bool provisional = false, uint64_t device_order = UINT64_MAX);
   void confirm_launch(uint32_t event);
+  // Says no more host events will come (device work may): the host events are then nested on a
+  // second thread while the reader goes on with its device tables. Optional.
+  void host_events_done();
   uint32_t events() const { return next_event_; }
   // Whether --categories keeps events of this category (readers that decide a depth by it).
   bool keeps_category(CategoryId c) const { return selection_->category_kept(c); }
@@ -77,8 +82,9 @@ class TraceBuilder {
     uint64_t correlation;
     int64_t pid;
     uint32_t rank, event;
-    NodeId node;  // kNone: left out by the selection
-    uint32_t pad = 0;
+    NodeId node;     // in its track's own tree (see nest_host); kNone: left out by the selection
+    uint32_t track;
+    uint8_t provisional;  // a launch only if confirmed
   };
   struct Placed {  // a device operation with its launch's call path, back in event order
     uint64_t order;
@@ -119,7 +125,11 @@ class TraceBuilder {
 
   void classify(const RawEvent& e);
   void launch_record(const HostEvent& e, NodeId node);
-  bool is_launch(const HostEvent& e) const;
+  bool confirmed(uint32_t event) const {
+    return event / 64 < confirmed_.size() && (confirmed_[event / 64] >> (event % 64) & 1);
+  }
+  void nest_host();
+  void graft_tracks(GroupNodes& groups);
 
   const ReadOptions& read_;
   const BuildOptions& build_;
@@ -136,6 +146,13 @@ class TraceBuilder {
   // confirmed, and then counted as host events of their track.
   std::vector<std::pair<uint32_t, uint32_t>> conditional_phantoms_;  // (event, track)
   std::vector<uint32_t> host_per_track_;
+  // Each host track nested into a tree of its own (root = the track's base), grafted under the
+  // group frames in track order by finish(); then the node each of its nodes became.
+  std::vector<std::unique_ptr<Profile>> track_trees_;
+  std::vector<std::vector<NodeId>> final_node_;
+  std::vector<std::pair<uint32_t, int64_t>> host_track_ids_;  // (rank, pid) per track, for nest_host
+  std::thread nesting_;
+  std::exception_ptr nesting_error_;
   uint32_t next_event_ = 0;
   uint64_t host_events_ = 0, annotations_ = 0, provisional_phantoms_ = 0;
   int64_t first_start_ = INT64_MAX;

@@ -37,7 +37,9 @@ TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, s
   launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 2);
 }
 
-TraceBuilder::~TraceBuilder() = default;
+TraceBuilder::~TraceBuilder() {
+  if (nesting_.joinable()) nesting_.join();
+}
 
 uint32_t TraceBuilder::add_track(const Track& t) {
   tracks_.push_back(t);
@@ -47,6 +49,8 @@ uint32_t TraceBuilder::add_track(const Track& t) {
 
 uint32_t TraceBuilder::add(uint32_t track, int64_t start, int64_t end, FrameId f, EventKind kind, uint64_t correlation,
                            uint16_t depth, bool provisional, uint64_t device_order) {
+  if (nesting_.joinable() && !is_device_work(kind) && kind != EventKind::DeviceAnnotation)
+    throw std::logic_error("TraceBuilder: a host event after host_events_done()");
   const uint32_t event = next_event_++;
   RawEvent e{start, end, correlation, device_order == UINT64_MAX ? event : device_order, event, track, f, depth, kind,
              static_cast<uint8_t>(provisional && kind == EventKind::Launch)};
@@ -105,15 +109,75 @@ void TraceBuilder::classify(const RawEvent& r) {
   host_->push(e);
 }
 
-bool TraceBuilder::is_launch(const HostEvent& e) const {
-  if (e.kind != EventKind::Launch) return false;
-  if (!(e.flags & kProvisional)) return true;
-  return e.event / 64 < confirmed_.size() && (confirmed_[e.event / 64] >> (e.event % 64) & 1);
+void TraceBuilder::launch_record(const HostEvent& e, NodeId node) {
+  auto [rank, pid] = host_track_ids_.empty() ? std::pair<uint32_t, int64_t>(tracks_[e.track].rank, tracks_[e.track].pid)
+                                             : host_track_ids_[e.track];
+  launches_->push(Launch{e.correlation, pid, rank, e.event, node, e.track, static_cast<uint8_t>((e.flags & kProvisional) != 0)});
 }
 
-void TraceBuilder::launch_record(const HostEvent& e, NodeId node) {
-  const Track& tr = tracks_[e.track];
-  launches_->push(Launch{e.correlation, tr.pid, tr.rank, e.event, node});
+void TraceBuilder::host_events_done() {
+  if (held_ || nesting_.joinable() || read_.threads_to_use == 1) return;
+  for (const Track& t : tracks_) host_track_ids_.emplace_back(t.rank, t.pid);
+  nesting_ = std::thread([this] {
+    try {
+      nest_host();
+    } catch (...) {
+      nesting_error_ = std::current_exception();
+    }
+  });
+}
+
+// Nests the host events, track by track, each into a tree of its own. Nothing here depends on
+// the device side, the group frames or which provisional launches get confirmed (a provisional
+// one whose category is left out is placed as a phantom: it changes no weight), so it can run
+// while the reader still reads device tables.
+void TraceBuilder::nest_host() {
+  host_->finish();
+  track_trees_.resize(host_per_track_.size());
+  std::optional<TrackNester> nester;
+  uint32_t track = kNone;
+  HostEvent e;
+  while (host_->next(e)) {
+    const uint32_t rank = host_track_ids_.empty() ? tracks_[e.track].rank : host_track_ids_[e.track].first;
+    const bool launch = e.kind == EventKind::Launch && joinable(rank, e.correlation);
+    if (e.flags & kNotNested) {
+      if (launch) launch_record(e, kNone);
+      continue;
+    }
+    if (e.track != track) {
+      if (nester) nester->finish();
+      track = e.track;
+      track_trees_[track] = std::make_unique<Profile>();
+      Profile& t = *track_trees_[track];
+      t.add_column("cpu", "ns");
+      t.add_column("calls", "count");
+      nester.emplace(NestTarget{&t, 0, 0, 1});
+    }
+    NodeId node = nester->place(e.start, e.end, e.frame, (e.flags & kPhantom) != 0);
+    if (launch) launch_record(e, node);
+  }
+  if (nester) nester->finish();
+  host_.reset();
+}
+
+// Each track's tree under its group frames, in track order: nodes get the numbers nesting the
+// tracks one after another in the final tree would have given them.
+void TraceBuilder::graft_tracks(GroupNodes& groups) {
+  Profile& p = profile_;
+  final_node_.resize(track_trees_.size());
+  for (uint32_t t = 0; t < track_trees_.size(); ++t) {
+    if (!host_per_track_[t] || !track_trees_[t]) continue;
+    const Profile& sub = *track_trees_[t];
+    std::vector<NodeId>& to = final_node_[t];
+    to.assign(sub.node_count(), kNone);
+    to[0] = groups.track_base(t);
+    for (NodeId i = 1; i < sub.node_count(); ++i) {
+      to[i] = p.child(to[sub.parent[i]], sub.frame[i]);
+      p.add(to[i], 0, sub.columns[0].self[i]);
+      p.add(to[i], 1, sub.columns[1].self[i]);
+    }
+    track_trees_[t].reset();
+  }
 }
 
 Profile TraceBuilder::finish() {
@@ -134,45 +198,25 @@ Profile TraceBuilder::finish() {
     while (held_->next(r)) classify(r);
     held_.reset();
   }
+  if (nesting_.joinable()) {
+    nesting_.join();
+    if (nesting_error_) std::rethrow_exception(nesting_error_);
+  } else {
+    nest_host();
+  }
   for (auto [event, track] : conditional_phantoms_) {
-    HostEvent probe{};
-    probe.kind = EventKind::Launch;
-    probe.flags = kProvisional;
-    probe.event = event;
-    if (!is_launch(probe)) continue;
+    if (!confirmed(event)) continue;
     ++host_per_track_[track];
     ++host_events_;
   }
   conditional_phantoms_ = {};
 
-  // ---- host side: group frames, then nest each track in the spool's order ------------------
+  // ---- host side: group frames, then each track's tree under them ------------------------
   std::vector<uint8_t> with_events(tracks_.size());
   for (size_t t = 0; t < tracks_.size(); ++t) with_events[t] = host_per_track_[t] != 0;
   GroupNodes groups(p, tracks_, ranks, with_events, read_.group_by, build_.process_level_always);
   DeviceSide device(p, tracks_, groups, sel, read_, build_);
-  host_->finish();
-  {
-    std::optional<TrackNester> nester;
-    uint32_t track = kNone;
-    HostEvent e;
-    while (host_->next(e)) {
-      const bool launch = is_launch(e) && joinable(tracks_[e.track].rank, e.correlation);
-      if (e.flags & kNotNested) {
-        if (launch) launch_record(e, kNone);
-        continue;
-      }
-      if ((e.flags & kProvisional) && (e.flags & kPhantom) && !is_launch(e)) continue;  // an unconfirmed one: dropped
-      if (e.track != track) {
-        if (nester) nester->finish();
-        track = e.track;
-        nester.emplace(NestTarget{&p, groups.track_base(track), 0, 1});
-      }
-      NodeId node = nester->place(e.start, e.end, e.frame, (e.flags & kPhantom) != 0);
-      if (launch) launch_record(e, node);
-    }
-    if (nester) nester->finish();
-  }
-  host_.reset();
+  graft_tracks(groups);
 
   // ---- device side: device work meets its launch (sort-merge on the correlation id) --------
   // A device op takes the first launch (by event id) of its rank with its correlation id from
@@ -200,10 +244,16 @@ Profile TraceBuilder::finish() {
       }
       group.clear();
       used.clear();
+      // The next group of launches: provisional ones that were not confirmed are not launches.
+      while (have_l && l.provisional && !confirmed(l.event)) have_l = launches_->next(l);
       if (!have_l) return false;
-      group.push_back(l);
-      while ((have_l = launches_->next(l)) && l.rank == group[0].rank && l.correlation == group[0].correlation)
+      auto take = [&]() {
+        if (l.node != kNone) l.node = final_node_[l.track][l.node];
         group.push_back(l);
+      };
+      take();
+      while ((have_l = launches_->next(l)) && l.rank == group[0].rank && l.correlation == group[0].correlation)
+        if (!l.provisional || confirmed(l.event)) take();
       used.assign(group.size(), 0);
       return true;
     };

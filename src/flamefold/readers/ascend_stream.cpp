@@ -27,8 +27,9 @@ namespace {
 
 using namespace ascend_detail;
 
-// Host tables with at least this many rows are decoded on a second thread.
+// Host tables with at least this many rows are decoded on a second thread, in ranges of rowids.
 constexpr int64_t kScanAheadRows = 50000;
+constexpr int64_t kSplitRows = 32768;
 
 struct Candidate {  // a PYTORCH_API row with a link
   uint64_t id;
@@ -36,6 +37,7 @@ struct Candidate {  // a PYTORCH_API row with a link
   uint32_t event, pad;  // among equal starts, the first row wins
 };
 struct ByIdStartEvent {
+  static uint64_t key(const Candidate& c) { return c.id; }
   bool operator()(const Candidate& a, const Candidate& b) const {
     if (a.id != b.id) return a.id < b.id;
     if (a.start != b.start) return a.start < b.start;
@@ -46,6 +48,7 @@ struct Connection {  // a CONNECTION_IDS row
   uint64_t id, connection, position;
 };
 struct ByIdPosition {
+  static uint64_t key(const Connection& c) { return c.id; }
   bool operator()(const Connection& a, const Connection& b) const {
     return a.id != b.id ? a.id < b.id : a.position < b.position;
   }
@@ -57,6 +60,7 @@ struct Claim {  // the earliest row with an id, for a connection that id reaches
   uint32_t event, pad;
 };
 struct ByConnectionStart {
+  static uint64_t key(const Claim& c) { return c.connection; }
   bool operator()(const Claim& a, const Claim& b) const {
     if (a.connection != b.connection) return a.connection < b.connection;
     if (a.start != b.start) return a.start < b.start;
@@ -71,6 +75,7 @@ struct LinkedTask {  // a TASK row with a connectionId, waiting for its launch
   uint8_t kept;  // an NPU task (untimed rows only take part in the launch choice)
 };
 struct ByConnectionRow {
+  static uint64_t key(const LinkedTask& t) { return t.connection; }
   bool operator()(const LinkedTask& a, const LinkedTask& b) const {
     return a.connection != b.connection ? a.connection < b.connection : a.row < b.row;
   }
@@ -121,6 +126,7 @@ class AscendStream : public AscendTables {
 
     read_host(*host_rows, host, /*launches=*/!pytorch);
     if (cann_rows) read_host(*cann_rows, *cann, true);
+    if (!o_.callchains) builder_.host_events_done();  // callchain frames are host events added last
     if (tasks.error) std::rethrow_exception(tasks.error);
     if (task_rows) read_tasks(db, tasks, *task_rows, connection_rows.get());
     if (o_.callchains) add_callchains(db);
@@ -152,10 +158,10 @@ class AscendStream : public AscendTables {
   std::unique_ptr<sqlite::ScanAhead<Row>> ahead_of(bool ahead, int64_t rows, const std::string& table,
                                                    const std::vector<std::string>& columns, const std::string& place,
                                                    typename sqlite::ScanAhead<Row>::Decode decode,
-                                                   std::shared_ptr<sqlite::Gate>& gate) {
+                                                   std::shared_ptr<sqlite::Gate>& gate, sqlite::RangeSplit split = {}) {
     if (!ahead || rows < kScanAheadRows / 4) return nullptr;
     auto next = std::make_shared<sqlite::Gate>();
-    auto a = std::make_unique<sqlite::ScanAhead<Row>>(path_, table, columns, place, std::move(decode), gate, next);
+    auto a = std::make_unique<sqlite::ScanAhead<Row>>(path_, table, columns, place, std::move(decode), gate, next, split);
     gate = next;
     return a;
   }
@@ -163,7 +169,10 @@ class AscendStream : public AscendTables {
   std::unique_ptr<sqlite::RowSource<HostRow>> host_source(const Db& db, const HostPlan& plan, bool ahead,
                                                           std::shared_ptr<sqlite::Gate>& gate) {
     auto decode = [link = plan.link_col, chain = plan.chain_col](const TableScan& t) { return fetch_host_row(t, link, chain); };
-    auto a = ahead_of<HostRow>(ahead, plan.max_rowid, plan.table, plan.columns, plan.place, decode, gate);
+    // Decoding a host row takes longer than placing it: this thread decodes one range in six.
+    sqlite::RangeSplit split;
+    if (plan.split_ok) split = sqlite::RangeSplit{plan.min_rowid, plan.max_rowid, kSplitRows, 6};
+    auto a = ahead_of<HostRow>(ahead, plan.max_rowid, plan.table, plan.columns, plan.place, decode, gate, split);
     return std::make_unique<sqlite::RowSource<HostRow>>(db, plan.table, plan.columns, plan.place, decode, std::move(a));
   }
 
