@@ -80,7 +80,7 @@ class PageScanner {
   int64_t interior_key(const Level& l, uint32_t i) const;
   uint32_t cell_offset(const Level& l, uint32_t i) const;
   bool advance_to_leaf();               // moves to the next leaf with cells left; false at the end
-  void leaf_done(uint32_t page);        // a leaf read to its end: released with the others, 1 MB at a time
+  void leaf_done(uint32_t page);        // a leaf read to its end: released with the others, 256 KB at a time
   void decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out);
   const uint8_t* gather_overflow(const uint8_t* local, uint64_t local_size, uint64_t total, uint32_t first, uint32_t page);
 
@@ -99,7 +99,7 @@ class PageScanner {
   std::vector<uint32_t> chain_mark_;         // overflow page -> the chain that last used it
   uint32_t chain_id_ = 0;
   std::string payload_;                      // a record assembled from overflow pages
-  uint32_t done_first_ = 0, done_last_ = 0;  // the span of finished leaves not yet released
+  uint32_t done_first_ = 0, done_last_ = 0;  // the span of the leaves finished so far
   uint64_t done_leaves_ = 0;
   bool started_ = false, seek_done_ = false, done_ = false;
 };

@@ -33,8 +33,8 @@ TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, s
   if (selection_->windowed() || selection_->stepped())
     held_ = std::make_unique<Spool<RawEvent, ByRawEvent>>(memory_);
   host_ = std::make_unique<Spool<HostEvent, HostOrder>>(memory_);
-  device_ = std::make_unique<Spool<DeviceOp, ByCorrelation>>(memory_ / 2);
-  launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 2);
+  device_ = std::make_unique<Spool<DeviceOp, ByCorrelation>>(memory_ / 4);
+  launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 4);
 }
 
 TraceBuilder::~TraceBuilder() {
@@ -222,7 +222,7 @@ Profile TraceBuilder::finish() {
   // A device op takes the first launch (by event id) of its rank with its correlation id from
   // its own process, else the first one from any process (several processes reuse CUPTI ids).
   DeviceSide::JoinCounts counts;
-  Spool<Placed, ByOrder> placed(memory_ / 2);
+  Spool<Placed, ByOrder> placed(memory_ / 4);
   {
     device_->finish();
     launches_->finish();

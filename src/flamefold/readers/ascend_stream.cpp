@@ -92,7 +92,7 @@ class AscendStream : public AscendTables {
  public:
   AscendStream(const std::string& path, const ReadOptions& read, const AscendOptions& o, const BuildOptions& b)
       : AscendTables(path, read, o),
-        spool_bytes_(read.spool_bytes ? read.spool_bytes / 2 : kSpoolBytes / 2),
+        spool_bytes_(read.spool_bytes ? read.spool_bytes / 4 : kSpoolBytes / 4),
         builder_(read, b, read.spool_bytes ? read.spool_bytes : kSpoolBytes),
         candidates_(spool_bytes_),
         chained_ops_(spool_bytes_) {}

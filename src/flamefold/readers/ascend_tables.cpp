@@ -253,15 +253,28 @@ TaskQueries AscendTables::task_queries(const Db& db) const {
 
 void AscendTables::read_task_names(const Db& db, const TaskQueries& q, IdIndex& names) const {
   if (q.names_columns.empty()) return;
-  std::vector<std::pair<int64_t, int64_t>> rows;  // (COMPUTE_TASK_INFO id, name id)
-  rows.reserve(reservation_rows(db, "COMPUTE_TASK_INFO"));
+  // Two passes: the ids alone first, to size the index (dense when the ids are), then the names;
+  // the table's (id, name) pairs are never held (they grow with the tasks).
+  struct Range {
+    uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+  } ids;
+  {
+    TableScan c = db.scan("COMPUTE_TASK_INFO", q.names_columns, "table COMPUTE_TASK_INFO");
+    while (c.step()) {
+      if (c.is_null(0) || c.is_null(1)) continue;
+      uint64_t id = static_cast<uint64_t>(c.i64(0));
+      ids.lo = std::min(ids.lo, id);
+      ids.hi = std::max(ids.hi, id);
+      ++ids.n;
+    }
+  }
+  if (!ids.n) return;
+  names.plan_range(ids.lo, ids.hi, ids.n);
   TableScan c = db.scan("COMPUTE_TASK_INFO", q.names_columns, "table COMPUTE_TASK_INFO");
-  while (c.step())
-    if (!c.is_null(0) && !c.is_null(1)) rows.emplace_back(c.i64(0), c.i64(1));
-  names.plan(rows, [](const auto& r) { return static_cast<uint64_t>(r.first); });
-  for (auto [id, name] : rows) {
-    StrId n = strings_.find(static_cast<uint64_t>(name));
-    if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(id), n);
+  while (c.step()) {
+    if (c.is_null(0) || c.is_null(1)) continue;
+    StrId n = strings_.find(static_cast<uint64_t>(c.i64(1)));
+    if (n != U64Map::kMissing) names.set(static_cast<uint64_t>(c.i64(0)), n);
   }
 }
 

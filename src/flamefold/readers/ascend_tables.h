@@ -46,11 +46,15 @@ class IdIndex {
       lo = std::min(lo, id);
       hi = std::max(hi, id);
     }
-    if (hi - lo < 4 * items.size() + 65536) {
+    plan_range(lo, hi, items.size());
+  }
+  // n ids between lo and hi (inclusive) will be set.
+  void plan_range(uint64_t lo, uint64_t hi, size_t n) {
+    if (hi - lo < 4 * n + 65536) {
       base_ = lo;
       dense_.assign(hi - lo + 1, U64Map::kMissing);
     } else {
-      sparse_ = U64Map(items.size() + 16);
+      sparse_ = U64Map(n + 16);
     }
   }
   void plan(const std::vector<uint64_t>& ids) {
