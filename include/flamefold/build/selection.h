@@ -31,6 +31,7 @@ class Selection {
     if (track >= track_kept_.size()) see_tracks();
     return track_kept_[track] != 0;
   }
+  bool category_name_kept(std::string_view name) const;
   bool category_kept(CategoryId c) const {
     if (c >= category_kept_.size()) see_categories();
     return category_kept_[c] != 0;

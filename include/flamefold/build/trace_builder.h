@@ -59,6 +59,7 @@ class TraceBuilder {
   uint32_t events() const { return next_event_; }
   // Whether --categories keeps events of this category (readers that decide a depth by it).
   bool keeps_category(CategoryId c) const { return selection_->category_kept(c); }
+  bool keeps_category(std::string_view name) const { return selection_->category_name_kept(name); }
 
   Profile finish();
 

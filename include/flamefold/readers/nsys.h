@@ -32,8 +32,12 @@ bool is_nsys_db(const sqlite::Db& db);
 
 NsysTrace read_nsys_trace(const std::string& path, const ReadOptions& read, const NsysOptions& options);
 // Flame graph: host stacks from NVTX nesting (or backtraces) with the CUDA call as leaf, and
-// device time under the launching stack ("cpu", "calls", "gpu", "kernels" columns).
+// device time under the launching stack ("cpu", "calls", "gpu", "kernels" columns). Streamed
+// into a TraceBuilder: memory follows the call tree, not the export's size.
 Profile read_nsys(const std::string& path, const ReadOptions& read);
+// The same profile from the whole timeline in memory (read_nsys_trace + build_profile): the
+// reference the streaming path is tested against.
+Profile read_nsys_in_memory(const std::string& path, const ReadOptions& read);
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", "cuMemFree_v2" -> "cuMemFree".
 std::string_view clean_api_name(std::string_view name);

@@ -89,11 +89,14 @@ void Selection::see_tracks() const {
     track_kept_.push_back(tracks_[t].device || thread_selected(symbols_, tracks_[t], read_.threads));
 }
 
+bool Selection::category_name_kept(std::string_view name) const {
+  return wanted_categories_.empty() ||
+         std::find(wanted_categories_.begin(), wanted_categories_.end(), name) != wanted_categories_.end();
+}
+
 void Selection::see_categories() const {
   for (size_t c = category_kept_.size(); c < symbols_.category_count(); ++c)
-    category_kept_.push_back(wanted_categories_.empty() ||
-                             std::find(wanted_categories_.begin(), wanted_categories_.end(),
-                                       symbols_.category_name(static_cast<CategoryId>(c))) != wanted_categories_.end());
+    category_kept_.push_back(category_name_kept(symbols_.category_name(static_cast<CategoryId>(c))));
 }
 
 void Selection::set_origin(int64_t t0) {

@@ -1,5 +1,8 @@
-// Nsight Systems SQLite export -> Timeline. Column sets differ by version, so every table's
-// columns are looked up by name (PRAGMA table_info) and read by index in the row loop.
+// Nsight Systems SQLite export -> events. Column sets differ by version, so every table's
+// columns are looked up by name (PRAGMA table_info) and read by index in the row loop. One
+// reader, two destinations (EventSink): a Timeline (`convert`, and the reference flame graphs
+// are tested against), or a TraceBuilder that makes the flame graph while the tables stream by,
+// in memory that follows the call tree rather than the export's size.
 #include "flamefold/readers/nsys.h"
 
 #include <sys/stat.h>
@@ -7,9 +10,12 @@
 #include <algorithm>
 #include <string>
 
+#include "flamefold/build/trace_builder.h"
 #include "flamefold/errors.h"
 #include "flamefold/heap.h"
 #include "flamefold/hash.h"
+#include "flamefold/readers/scan_ahead.h"
+#include "flamefold/spool.h"
 #include "flamefold/timeline_build.h"
 
 namespace flamefold {
@@ -70,25 +76,59 @@ const char* copy_kind_name(int64_t kind) {
   }
 }
 
+// A CUDA call with a backtrace: its frames are added once every other event is in, in the
+// order of the calls' rows. A wrapper row left out of a flame graph keeps its frames (event =
+// kNone): they still hold the runtime call they wrap, which nests below them by time.
+struct ChainedCall {
+  int64_t start, end, chain;
+  uint64_t row;
+  uint32_t event, track;
+};
+struct ByRow {
+  bool operator()(const ChainedCall& a, const ChainedCall& b) const { return a.row < b.row; }
+};
+
+// Where the reader's tracks, names and events go.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual Symbols& symbols() = 0;
+  virtual uint32_t add_track(const Track& t) = 0;
+  virtual void count(std::string_view what, uint64_t n) = 0;
+  void count(std::string_view what) { count(what, 1); }
+  virtual void fact(std::string key, std::string value) = 0;
+  virtual void reserve(size_t /*events*/) {}
+  // depth: the call's backtrace frames above it (sinks that nest by depth rather than parent).
+  virtual uint32_t event(uint32_t track, int64_t start, int64_t end, FrameId f, EventKind k, uint64_t correlation,
+                         uint16_t depth = 0) = 0;
+  virtual void bytes(uint32_t /*event*/, int64_t /*bytes*/) {}
+  // Whether events of this category are kept (a backtrace's frames that are not give no depth).
+  virtual bool keeps(std::string_view /*category*/) const { return true; }
+  // Calls with a backtrace, in event order, and then each call's frames (outermost first).
+  virtual void chained_call(const ChainedCall& c) = 0;
+  virtual bool next_chained_call(ChainedCall& c) = 0;
+  virtual void chain_frames(const ChainedCall& call, const std::vector<FrameId>& outermost_first) = 0;
+};
+
 class NsysReader {
  public:
-  NsysReader(const std::string& path, const ReadOptions& read, const NsysOptions& o)
-      : db_(Db::open(path)), read_(read), o_(o), tracks_(256), device_tracks_(64), strings_(4096), frames_(4096) {}
+  NsysReader(const std::string& path, const ReadOptions& read, const NsysOptions& o, EventSink& sink, TraceSideInfo* side)
+      : db_(Db::open(path)), read_(read), o_(o), sink_(sink), side_(side), tracks_(256), device_tracks_(64), strings_(4096),
+        frames_(4096) {}
 
-  NsysTrace run() {
+  // Reads the export into the sink. chain_lengths: a sink that nests by depth needs each
+  // backtrace's length when the call is added.
+  void run(bool chain_lengths) {
     if (!is_nsys_db(db_))
       throw InputError(db_.path(), "",
                        "not an Nsight Systems export: no StringIds table (an Ascend profiler DB? use --format ascend)");
-    Timeline& tl = out_.timeline;
-    tl.source_format = "nsys";
-    tl.inputs.push_back(db_.path());
-    tl.ranks.push_back(base_name(db_.path()));
-    kernel_cat_ = tl.symbols.category(category::kKernel);
-    memcpy_cat_ = tl.symbols.category(category::kMemcpy);
-    memset_cat_ = tl.symbols.category(category::kMemset);
-    runtime_cat_ = tl.symbols.category("cuda-api");
-    driver_cat_ = tl.symbols.category("cuda-driver");
-    nvtx_cat_ = tl.symbols.category("nvtx");
+    Symbols& sym = sink_.symbols();
+    kernel_cat_ = sym.category(category::kKernel);
+    memcpy_cat_ = sym.category(category::kMemcpy);
+    memset_cat_ = sym.category(category::kMemset);
+    runtime_cat_ = sym.category("cuda-api");
+    driver_cat_ = sym.category("cuda-driver");
+    nvtx_cat_ = sym.category("nvtx");
     read_versions();
     read_strings();
     read_processes();
@@ -100,38 +140,37 @@ class NsysReader {
       read_memory("CUPTI_ACTIVITY_KIND_MEMCPY", true);
       read_memory("CUPTI_ACTIVITY_KIND_MEMSET", false);
     }
+    if (o_.backtraces && o_.api_calls && chain_lengths) read_chain_lengths();
     if (o_.api_calls) read_runtime();
     if (o_.nvtx) read_nvtx();
     if (o_.backtraces && o_.api_calls) add_backtraces();
-    if (o_.for_flamegraph) drop_api_wrappers();
-    tl.facts.emplace_back("kernels", std::to_string(kernels_));
-    tl.facts.emplace_back("memcpy/memset", std::to_string(memops_));
-    tl.facts.emplace_back("CUDA API calls", std::to_string(api_rows_));
-    tl.facts.emplace_back("NVTX events", std::to_string(nvtx_rows_));
-    return std::move(out_);
+    if (wrappers_dropped_)
+      sink_.count("CUDA API wrapper rows sharing a correlation id with a runtime/driver call (left out)", wrappers_dropped_);
+    sink_.fact("kernels", std::to_string(kernels_));
+    sink_.fact("memcpy/memset", std::to_string(memops_));
+    sink_.fact("CUDA API calls", std::to_string(api_rows_));
+    sink_.fact("NVTX events", std::to_string(nvtx_rows_));
   }
 
  private:
   Db db_;
   const ReadOptions& read_;
   const NsysOptions& o_;
-  NsysTrace out_;
+  EventSink& sink_;
+  TraceSideInfo* side_;   // names for trace outputs; null when not wanted
   U64Map tracks_;         // globalTid -> track
   U64Map device_tracks_;  // device << 32 | stream -> track
   U64Map thread_names_{256};
   U64Map strings_;        // StringIds id -> StrId
   U64Map frames_;         // (kind << 56 | string id) -> FrameId
+  U64Map chain_length_{64};  // CUDA_CALLCHAINS id -> frames, for depth-nesting sinks
+  bool have_chain_lengths_ = false;
   CategoryId kernel_cat_ = 0, memcpy_cat_ = 0, memset_cat_ = 0, runtime_cat_ = 0, driver_cat_ = 0, nvtx_cat_ = 0;
-  uint64_t kernels_ = 0, memops_ = 0, api_rows_ = 0, nvtx_rows_ = 0;
-  // Runtime events: their event class and callchain, for wrappers and backtraces.
-  std::vector<uint32_t> api_events_;
-  std::vector<uint8_t> api_class_;  // eventClass, clamped to 255
-  std::vector<int64_t> api_callchain_;
+  uint64_t kernels_ = 0, memops_ = 0, api_rows_ = 0, nvtx_rows_ = 0, wrappers_dropped_ = 0;
   int64_t last_gtid_ = -1;
   uint64_t last_frame_key_ = UINT64_MAX;
   FrameId last_frame_ = 0;
   uint32_t last_track_ = 0;
-
   void read_versions() {
     if (!db_.has_table("META_DATA_EXPORT")) return;
     Statement s = db_.prepare("SELECT name, value FROM META_DATA_EXPORT WHERE name IN (?, ?)", "table META_DATA_EXPORT");
@@ -139,8 +178,7 @@ class NsysReader {
     s.bind(2, std::string_view("EXPORT_SCHEMA_VERSION"));
     while (s.step())
       if (!s.is_null(1))
-        out_.timeline.facts.emplace_back(s.text(0) == "EXPORT_PRODUCT_VERSION" ? "nsys version" : "export schema",
-                                         std::string(s.text(1)));
+        sink_.fact(s.text(0) == "EXPORT_PRODUCT_VERSION" ? "nsys version" : "export schema", std::string(s.text(1)));
   }
 
   void read_strings() {
@@ -148,7 +186,7 @@ class NsysReader {
     if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "value") < 0)
       throw InputError(db_.path(), "table StringIds", "has no id and value columns");
     TableScan s = scan_columns(db_, "StringIds", {"id", "value"});
-    StringTable& st = out_.timeline.symbols.strings;
+    StringTable& st = sink_.symbols().strings;
     while (s.step()) {
       if (s.is_null(0)) continue;
       strings_.set(static_cast<uint64_t>(s.i64(0)), st.intern(s.text(1)));
@@ -162,12 +200,12 @@ class NsysReader {
   }
 
   void read_processes() {
-    if (!db_.has_table("PROCESSES")) return;
+    if (!side_ || !db_.has_table("PROCESSES")) return;
     TableScan s = scan_columns(db_, "PROCESSES", {"pid", "name", "globalPid"});
     while (s.step()) {
       if (s.is_null(1)) continue;
       int64_t pid = s.is_null(0) ? pid_of(s.i64(2)) : s.i64(0);
-      out_.side.process_names.emplace_back(pid, std::string(s.text(1)));
+      side_->process_names.emplace_back(pid, std::string(s.text(1)));
     }
   }
 
@@ -182,6 +220,7 @@ class NsysReader {
   }
 
   void read_gpus() {
+    if (!side_) return;
     // TARGET_INFO_GPU: (vmId, deviceId, name ...) in the oldest exports, (vmId, id, name ...) later;
     // the 2020 exports have TARGET_INFO_CUDA_GPU(..., name, ..., deviceId) instead.
     for (const char* table : {"TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"}) {
@@ -192,8 +231,8 @@ class NsysReader {
       TableScan s = scan_columns(db_, table, {id_col, "name"});
       while (s.step())
         if (!s.is_null(0) && !s.is_null(1))
-          out_.side.device_names.emplace_back(static_cast<int32_t>(s.i64(0)), std::string(s.text(1)));
-      if (!out_.side.device_names.empty()) break;
+          side_->device_names.emplace_back(static_cast<int32_t>(s.i64(0)), std::string(s.text(1)));
+      if (!side_->device_names.empty()) break;
     }
   }
 
@@ -212,7 +251,7 @@ class NsysReader {
     }
     if (o_.api_calls) add("CUPTI_ACTIVITY_KIND_RUNTIME");
     if (o_.nvtx) add("NVTX_EVENTS");
-    out_.timeline.reserve(rows);
+    sink_.reserve(rows);
   }
 
   uint32_t host_track(int64_t gtid) {
@@ -223,9 +262,8 @@ class NsysReader {
       tr.pid = pid_of(gtid);
       tr.tid = tid_of(gtid);
       StrId name = thread_names_.find(static_cast<uint64_t>(gtid));
-      Timeline& tl = out_.timeline;
-      tr.name = name != U64Map::kMissing ? name : tl.symbols.strings.intern("thread " + std::to_string(tr.tid));
-      t = tl.add_track(tr);
+      tr.name = name != U64Map::kMissing ? name : sink_.symbols().strings.intern("thread " + std::to_string(tr.tid));
+      t = sink_.add_track(tr);
       tracks_.set(static_cast<uint64_t>(gtid), t);
     }
     last_gtid_ = gtid;
@@ -242,8 +280,8 @@ class NsysReader {
     tr.device_index = static_cast<int32_t>(device);
     tr.tid = stream;
     tr.pid = pid_of(global_pid);
-    tr.name = out_.timeline.symbols.strings.intern("stream " + std::to_string(stream));
-    t = out_.timeline.add_track(tr);
+    tr.name = sink_.symbols().strings.intern("stream " + std::to_string(stream));
+    t = sink_.add_track(tr);
     device_tracks_.set(key, t);
     return t;
   }
@@ -260,7 +298,7 @@ class NsysReader {
       last_frame_ = f;
       return f;
     }
-    Symbols& sym = out_.timeline.symbols;
+    Symbols& sym = sink_.symbols();
     StrId name = string_of(s, col);
     std::string_view text = name == UINT32_MAX ? fallback : sym.strings[name];
     if (kind == 1) text = clean_api_name(text);
@@ -273,11 +311,11 @@ class NsysReader {
     start = s.i64_or(0, INT64_MIN);
     end = s.i64_or(1, INT64_MIN);
     if (start == INT64_MIN || end == INT64_MIN) {
-      out_.timeline.count(std::string(what) + " rows without start or end (skipped)");
+      sink_.count(std::string(what) + " rows without start or end (skipped)");
       return false;
     }
     if (end < start) {
-      out_.timeline.count(std::string(what) + " rows ending before they start (skipped)");
+      sink_.count(std::string(what) + " rows ending before they start (skipped)");
       return false;
     }
     return true;
@@ -287,7 +325,6 @@ class NsysReader {
     const char* table = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!db_.has_table(table)) return;
     TableScan s = scan_columns(db_, table, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "shortName"});
-    Timeline& tl = out_.timeline;
     int64_t last_key = INT64_MIN;
     uint32_t last_track = 0;
     while (s.step()) {
@@ -300,7 +337,7 @@ class NsysReader {
         last_key = key;
       }
       FrameId f = frame_for(0, s, 6, kernel_cat_, "[unknown kernel]");
-      tl.add(last_track, start, end, f, EventKind::Kernel, correlation_of(s, 4, global_pid));
+      sink_.event(last_track, start, end, f, EventKind::Kernel, correlation_of(s, 4, global_pid));
       ++kernels_;
     }
   }
@@ -310,67 +347,115 @@ class NsysReader {
     TableScan s = scan_columns(db_, table,
                                {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes",
                                 memcpy ? "copyKind" : "memKind"});
-    Timeline& tl = out_.timeline;
-    Symbols& sym = tl.symbols;
+    Symbols& sym = sink_.symbols();
     while (s.step()) {
       int64_t start, end;
       if (!times(s, start, end, memcpy ? "memcpy" : "memset")) continue;
       uint32_t track = device_track(s.i64(2), s.i64(3), s.i64(5));
       FrameId f = memcpy ? sym.frame(copy_kind_name(s.i64(7)), {}, 0, memcpy_cat_) : sym.frame("Memset", {}, 0, memset_cat_);
-      uint32_t ev = tl.add(track, start, end, f, memcpy ? EventKind::Memcpy : EventKind::Memset,
-                           correlation_of(s, 4, s.i64(5)));
-      if (!s.is_null(6)) out_.side.bytes.emplace_back(ev, s.i64(6));
+      uint32_t ev = sink_.event(track, start, end, f, memcpy ? EventKind::Memcpy : EventKind::Memset,
+                                correlation_of(s, 4, s.i64(5)));
+      if (!s.is_null(6)) sink_.bytes(ev, s.i64(6));
       ++memops_;
     }
+  }
+
+  // Some exports record a call twice under one correlation id: the CUDA runtime/driver row
+  // (event class 0/1) and a wrapper row of another class around it. The wrapper is kind Other,
+  // so device work joins the runtime row only; flame graphs leave it out. Found before the rows
+  // are read (their kind is needed then), by a sort-merge of the two kinds' correlation ids:
+  // returns the wrappers' row numbers, sorted; none when every row is of class 0/1.
+  std::vector<uint64_t> wrapper_rows(const char* table) {
+    struct Call {
+      uint64_t correlation, row;
+      bool primary;
+    };
+    struct ByCorrelation {
+      static uint64_t key(const Call& c) { return c.correlation; }
+      bool operator()(const Call& a, const Call& b) const {
+        if (a.correlation != b.correlation) return a.correlation < b.correlation;
+        return a.primary != b.primary ? a.primary : a.row < b.row;
+      }
+    };
+    struct ByRow {
+      static uint64_t key(uint64_t r) { return r; }
+      bool operator()(uint64_t a, uint64_t b) const { return a < b; }
+    };
+    std::vector<uint64_t> rows;
+    {
+      bool others = false;
+      TableScan probe = scan_columns(db_, table, {"eventClass"});
+      while (!others && probe.step()) others = probe.i64(0) != 0 && probe.i64(0) != 1;
+      if (!others) return rows;
+    }
+    const size_t budget = read_.spool_bytes ? read_.spool_bytes : kSpoolBytes;
+    Spool<Call, ByCorrelation> calls(budget / 2);
+    TableScan s = scan_columns(db_, table, {"start", "end", "globalTid", "correlationId", "eventClass"});
+    for (uint64_t row = 0; s.step(); ++row) {
+      // Only rows that become events count, as when the rows were marked after reading.
+      if (s.is_null(0) || s.is_null(1) || s.i64(1) < s.i64(0) || s.is_null(2)) continue;
+      uint64_t corr = correlation_of(s, 3, s.i64(2));
+      if (corr == 0) continue;
+      int64_t event_class = s.i64(4);
+      calls.push(Call{corr, row, event_class == 0 || event_class == 1});
+    }
+    calls.finish();
+    Spool<uint64_t, ByRow> wrappers(budget / 4);
+    Call c;
+    bool primary_seen = false;
+    uint64_t group = 0;
+    bool in_group = false;
+    while (calls.next(c)) {
+      if (!in_group || c.correlation != group) {
+        in_group = true;
+        group = c.correlation;
+        primary_seen = false;
+      }
+      if (c.primary) primary_seen = true;  // primaries sort first within a correlation id
+      else if (primary_seen) wrappers.push(c.row);
+    }
+    wrappers.finish();
+    uint64_t r;
+    while (wrappers.next(r)) rows.push_back(r);
+    return rows;
   }
 
   void read_runtime() {
     const char* table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!db_.has_table(table)) return;
+    const std::vector<uint64_t> wrappers = wrapper_rows(table);
+    size_t next_wrapper = 0;
     TableScan s = scan_columns(db_, table, {"start", "end", "globalTid", "correlationId", "nameId", "eventClass", "callchainId"});
-    Timeline& tl = out_.timeline;
-    size_t rows = static_cast<size_t>(db_.scalar("SELECT MAX(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "table CUPTI_ACTIVITY_KIND_RUNTIME"));
-    api_events_.reserve(rows);
-    api_class_.reserve(rows);
-    bool want_callchains = o_.backtraces;
-    if (want_callchains) api_callchain_.reserve(rows);
-    while (s.step()) {
+    const bool want_callchains = o_.backtraces;
+    const bool chains_kept = have_chain_lengths_ && sink_.keeps("native");
+    for (uint64_t row = 0; s.step(); ++row) {
       int64_t start, end;
       if (!times(s, start, end, "CUDA API")) continue;
       int64_t global_tid = s.i64_or(2, INT64_MIN);
       if (global_tid == INT64_MIN) {
-        tl.count("CUDA API rows without a thread (skipped)");
+        sink_.count("CUDA API rows without a thread (skipped)");
         continue;
       }
       int64_t event_class = s.i64(5);  // NULL reads as 0 (runtime)
+      const bool wrapper = next_wrapper < wrappers.size() && wrappers[next_wrapper] == row;
+      if (wrapper) ++next_wrapper;
       FrameId f = frame_for(1, s, 4, event_class == 1 ? driver_cat_ : runtime_cat_, "[unknown CUDA call]");
-      uint32_t ev = tl.add(host_track(global_tid), start, end, f, EventKind::Launch, correlation_of(s, 3, global_tid));
-      api_events_.push_back(ev);
-      api_class_.push_back(static_cast<uint8_t>(std::clamp<int64_t>(event_class, 0, 255)));
-      if (want_callchains) api_callchain_.push_back(s.is_null(6) ? -1 : s.i64(6));
+      const uint32_t track = host_track(global_tid);
       ++api_rows_;
-    }
-    mark_wrappers();
-  }
-
-  // Some exports record a call twice under one correlation id: the CUDA runtime/driver row
-  // (event class 0/1) and a wrapper row of another class around it. The wrapper becomes
-  // kind Other, so device work is joined to the runtime row only.
-  void mark_wrappers() {
-    bool any_other = false;
-    for (uint8_t c : api_class_)
-      if (c != 0 && c != 1) any_other = true;
-    if (!any_other) return;
-    Timeline& tl = out_.timeline;
-    U64Map primary(api_events_.size() + 16);
-    for (size_t i = 0; i < api_events_.size(); ++i)
-      if ((api_class_[i] == 0 || api_class_[i] == 1) && tl.correlation[api_events_[i]] != 0)
-        primary.set(tl.correlation[api_events_[i]], api_events_[i]);
-    for (size_t i = 0; i < api_events_.size(); ++i) {
-      uint32_t ev = api_events_[i];
-      if (api_class_[i] != 0 && api_class_[i] != 1 && tl.correlation[ev] != 0 &&
-          primary.find(tl.correlation[ev]) != U64Map::kMissing)
-        tl.kind[ev] = EventKind::Other;
+      const int64_t chain = want_callchains && !s.is_null(6) ? s.i64(6) : -1;
+      if (wrapper && o_.for_flamegraph) {
+        ++wrappers_dropped_;
+        if (chain >= 0) sink_.chained_call(ChainedCall{start, end, chain, row, kNone, track});
+        continue;
+      }
+      uint16_t depth = 0;
+      if (chain >= 0 && chains_kept) {
+        uint32_t n = chain_length_.find(static_cast<uint64_t>(chain));
+        if (n != U64Map::kMissing) depth = static_cast<uint16_t>(std::min<uint32_t>(n, UINT16_MAX));
+      }
+      uint32_t ev = sink_.event(track, start, end, f, wrapper ? EventKind::Other : EventKind::Launch,
+                                correlation_of(s, 3, global_tid), depth);
+      if (chain >= 0) sink_.chained_call(ChainedCall{start, end, chain, row, ev, track});
     }
   }
 
@@ -384,8 +469,7 @@ class NsysReader {
   void read_nvtx() {
     const char* table = "NVTX_EVENTS";
     if (!db_.has_table(table)) return;
-    Timeline& tl = out_.timeline;
-    Symbols& sym = tl.symbols;
+    Symbols& sym = sink_.symbols();
     const auto wanted = {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"};
     // Domain names first (eventType 75, NvtxDomainCreate).
     U64Map domain_cats(64);
@@ -402,28 +486,28 @@ class NsysReader {
       if (!equals_int(s, 2, 59) && !equals_int(s, 2, 60) && !equals_int(s, 2, 34)) continue;
       int64_t type = s.i64(2);
       if (s.is_null(0)) {
-        tl.count("NVTX rows without a start (skipped)");
+        sink_.count("NVTX rows without a start (skipped)");
         continue;
       }
       if (s.is_null(3)) {
-        tl.count("NVTX rows without a thread (skipped)");
+        sink_.count("NVTX rows without a thread (skipped)");
         continue;
       }
       int64_t start = s.i64(0);
       int64_t end = start;
       if (type != 34) {
         if (s.is_null(1)) {
-          tl.count("NVTX ranges never closed (skipped)");
+          sink_.count("NVTX ranges never closed (skipped)");
           continue;
         }
         end = s.i64(1);
         if (end < start) {
-          tl.count("NVTX ranges ending before they start (skipped)");
+          sink_.count("NVTX ranges ending before they start (skipped)");
           continue;
         }
       }
       if (o_.for_flamegraph && type != 59) {
-        tl.count(type == 34 ? "NVTX marks (not part of call stacks)" : "NVTX start/end ranges (not part of call stacks)");
+        sink_.count(type == 34 ? "NVTX marks (not part of call stacks)" : "NVTX start/end ranges (not part of call stacks)");
         continue;
       }
       // The label: inline text, else the registered string (textId).
@@ -457,26 +541,38 @@ class NsysReader {
           tr.pid = pid;
           tr.tid = -1 - pid;  // never a real thread id
           tr.name = sym.strings.intern("NVTX start/end ranges");
-          track = tl.add_track(tr);
+          track = sink_.add_track(tr);
           start_end_tracks.set(static_cast<uint64_t>(pid), track);
         }
       } else {
         track = host_track(s.i64(3));
       }
-      tl.add(track, start, end, f, type == 34 ? EventKind::Instant : EventKind::HostRange);
+      sink_.event(track, start, end, f, type == 34 ? EventKind::Instant : EventKind::HostRange, 0);
       ++nvtx_rows_;
     }
   }
 
+  // How many frames each backtrace has (CUDA_CALLCHAINS rows per id).
+  void read_chain_lengths() {
+    if (!db_.has_table("CUDA_CALLCHAINS")) return;  // add_backtraces says so
+    TableScan s = scan_columns(db_, "CUDA_CALLCHAINS", {"id"});
+    while (s.step()) {
+      if (s.is_null(0)) continue;
+      uint64_t id = static_cast<uint64_t>(s.i64(0));
+      uint32_t n = chain_length_.find(id);
+      chain_length_.set(id, n == U64Map::kMissing ? 1 : n + 1);
+    }
+    have_chain_lengths_ = true;
+  }
+
   // CUDA_CALLCHAINS(id, symbol, module, ..., stackDepth): depth 0 is the innermost frame.
-  // Each frame becomes an event spanning its call, chained by parent_hint above the call.
+  // Each frame becomes an event spanning its call, above the call.
   void add_backtraces() {
     if (!db_.has_table("CUDA_CALLCHAINS")) {
-      out_.timeline.count("--stacks backtrace: no CUDA_CALLCHAINS table in this export (NVTX stacks used)");
+      sink_.count("--stacks backtrace: no CUDA_CALLCHAINS table in this export (NVTX stacks used)");
       return;
     }
-    Timeline& tl = out_.timeline;
-    Symbols& sym = tl.symbols;
+    Symbols& sym = sink_.symbols();
     // Load every chain: id -> [frames, innermost first].
     std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;  // (id, (depth, frame))
     TableScan s = scan_columns(db_, "CUDA_CALLCHAINS", {"id", "stackDepth", "symbol", "module"});
@@ -492,58 +588,87 @@ class NsysReader {
     U64Map chain_start(rows.size() + 16);
     for (size_t i = 0; i < rows.size(); ++i)
       if (i == 0 || rows[i].first != rows[i - 1].first) chain_start.set(static_cast<uint64_t>(rows[i].first), static_cast<uint32_t>(i));
-    for (size_t i = 0; i < api_events_.size(); ++i) {
-      if (api_callchain_[i] < 0) continue;
-      uint32_t first = chain_start.find(static_cast<uint64_t>(api_callchain_[i]));
+    ChainedCall call;
+    std::vector<FrameId> frames;
+    while (sink_.next_chained_call(call)) {
+      uint32_t first = chain_start.find(static_cast<uint64_t>(call.chain));
       if (first == U64Map::kMissing) {
-        tl.count("CUDA calls whose callchain is missing");
+        sink_.count("CUDA calls whose callchain is missing");
         continue;
       }
       size_t last = first;
       while (last + 1 < rows.size() && rows[last + 1].first == rows[first].first) ++last;
-      uint32_t call = api_events_[i];
-      uint32_t parent = kNone;
-      for (size_t k = last + 1; k-- > first;) {  // outermost (deepest index) first
-        parent = tl.add(tl.track[call], tl.start[call], tl.end[call], rows[k].second.second, EventKind::HostRange, 0, parent);
-      }
-      tl.parent_hint[call] = parent;
+      frames.clear();
+      for (size_t k = last + 1; k-- > first;) frames.push_back(rows[k].second.second);  // outermost (deepest index) first
+      sink_.chain_frames(call, frames);
     }
+  }
+};
+
+// A Timeline: every event, backtrace frames chained to their call by parent hints.
+class TimelineSink : public EventSink {
+ public:
+  explicit TimelineSink(NsysTrace& out) : out_(out), tl_(out.timeline) {}
+  Symbols& symbols() override { return tl_.symbols; }
+  uint32_t add_track(const Track& t) override { return tl_.add_track(t); }
+  void count(std::string_view what, uint64_t n) override { tl_.count(what, n); }
+  void fact(std::string key, std::string value) override { tl_.facts.emplace_back(std::move(key), std::move(value)); }
+  void reserve(size_t events) override { tl_.reserve(events); }
+  uint32_t event(uint32_t track, int64_t start, int64_t end, FrameId f, EventKind k, uint64_t correlation,
+                 uint16_t) override {
+    return tl_.add(track, start, end, f, k, correlation);
+  }
+  void bytes(uint32_t event, int64_t bytes) override { out_.side.bytes.emplace_back(event, bytes); }
+  void chained_call(const ChainedCall& c) override { calls_.push_back(c); }
+  bool next_chained_call(ChainedCall& c) override {
+    if (next_ == calls_.size()) return false;
+    c = calls_[next_++];
+    return true;
+  }
+  void chain_frames(const ChainedCall& call, const std::vector<FrameId>& frames) override {
+    uint32_t parent = kNone;
+    for (FrameId f : frames) parent = tl_.add(call.track, call.start, call.end, f, EventKind::HostRange, 0, parent);
+    if (call.event != kNone) tl_.parent_hint[call.event] = parent;
   }
 
-  // Flame graphs: wrapper rows (kind Other, see mark_wrappers) would only repeat the call.
-  void drop_api_wrappers() {
-    Timeline& tl = out_.timeline;
-    size_t n = tl.size();
-    bool any = false;
-    for (size_t i = 0; i < n && !any; ++i) any = tl.kind[i] == EventKind::Other;
-    if (!any) return;
-    std::vector<uint32_t> new_index(n, kNone);
-    size_t w = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (tl.kind[i] == EventKind::Other) continue;
-      new_index[i] = static_cast<uint32_t>(w++);
-    }
-    tl.count("CUDA API wrapper rows sharing a correlation id with a runtime/driver call (left out)", n - w);
-    w = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (new_index[i] == kNone) continue;
-      tl.track[w] = tl.track[i];
-      tl.start[w] = tl.start[i];
-      tl.end[w] = tl.end[i];
-      tl.frame[w] = tl.frame[i];
-      tl.kind[w] = tl.kind[i];
-      tl.correlation[w] = tl.correlation[i];
-      tl.parent_hint[w] = tl.parent_hint[i] == kNone ? kNone : new_index[tl.parent_hint[i]];
-      ++w;
-    }
-    tl.track.resize(w);
-    tl.start.resize(w);
-    tl.end.resize(w);
-    tl.frame.resize(w);
-    tl.kind.resize(w);
-    tl.correlation.resize(w);
-    tl.parent_hint.resize(w);
+ private:
+  NsysTrace& out_;
+  Timeline& tl_;
+  std::vector<ChainedCall> calls_;
+  size_t next_ = 0;
+};
+
+// A TraceBuilder: events stream into the flame graph; calls with a backtrace wait in a spool for
+// their frames, which go above them by depth.
+class BuilderSink : public EventSink {
+ public:
+  BuilderSink(TraceBuilder& b, size_t spool_bytes) : b_(b), calls_(spool_bytes) {}
+  Symbols& symbols() override { return b_.symbols(); }
+  uint32_t add_track(const Track& t) override { return b_.add_track(t); }
+  void count(std::string_view what, uint64_t n) override { b_.count(what, n); }
+  void fact(std::string key, std::string value) override { b_.facts.emplace_back(std::move(key), std::move(value)); }
+  uint32_t event(uint32_t track, int64_t start, int64_t end, FrameId f, EventKind k, uint64_t correlation,
+                 uint16_t depth) override {
+    return b_.add(track, start, end, f, k, correlation, depth);
   }
+  bool keeps(std::string_view category) const override { return b_.keeps_category(category); }
+  void chained_call(const ChainedCall& c) override { calls_.push(c); }
+  bool next_chained_call(ChainedCall& c) override {
+    if (!finished_) {
+      calls_.finish();
+      finished_ = true;
+    }
+    return calls_.next(c);
+  }
+  void chain_frames(const ChainedCall& call, const std::vector<FrameId>& frames) override {
+    uint16_t depth = 0;
+    for (FrameId f : frames) b_.add(call.track, call.start, call.end, f, EventKind::HostRange, 0, depth++);
+  }
+
+ private:
+  TraceBuilder& b_;
+  Spool<ChainedCall, ByRow> calls_;
+  bool finished_ = false;
 };
 
 }  // namespace
@@ -563,20 +688,51 @@ NsysTrace read_nsys_trace(const std::string& path, const ReadOptions& read, cons
   // The timeline and the call tree are built in one go: huge pages save most page faults.
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) heap_prefer_huge_pages_for_input(static_cast<uint64_t>(st.st_size));
-  NsysReader r(path, read, options);
-  return r.run();
+  NsysTrace out;
+  TimelineSink sink(out);
+  NsysReader r(path, read, options, sink, &out.side);
+  Timeline& tl = out.timeline;
+  tl.source_format = "nsys";
+  tl.inputs.push_back(path);
+  tl.ranks.push_back(base_name(path));
+  r.run(/*chain_lengths=*/false);
+  return out;
 }
 
-Profile read_nsys(const std::string& path, const ReadOptions& read) {
-  NsysOptions o;
+namespace {
+void nsys_profile_options(const ReadOptions& read, NsysOptions& o, BuildOptions& b) {
   o.for_flamegraph = true;
   if (read.stacks == "backtrace" || read.stacks == "callchain") o.backtraces = true;
   else if (!read.stacks.empty() && read.stacks != "nvtx")
     throw UsageError("--stacks " + read.stacks + ": nsys stacks are nvtx or backtrace");
-  NsysTrace t = read_nsys_trace(path, read, o);
-  BuildOptions b;
   b.device_weight = "gpu";
   b.default_to_device = read.weight == "gpu";
+}
+}  // namespace
+
+Profile read_nsys(const std::string& path, const ReadOptions& read) {
+  NsysOptions o;
+  BuildOptions b;
+  nsys_profile_options(read, o, b);
+  // Spools and their buffers come and go all through the read: on huge pages, reused from the
+  // heap, they cost a few dozen page faults instead of thousands.
+  heap_prefer_huge_pages();
+  const size_t spool = read.spool_bytes ? read.spool_bytes : kSpoolBytes;
+  TraceBuilder builder(read, b, spool);
+  builder.source_format = "nsys";
+  builder.inputs.push_back(path);
+  builder.ranks.push_back(base_name(path));
+  BuilderSink sink(builder, spool / 4);
+  NsysReader r(path, read, o, sink, nullptr);
+  r.run(/*chain_lengths=*/true);
+  return builder.finish();
+}
+
+Profile read_nsys_in_memory(const std::string& path, const ReadOptions& read) {
+  NsysOptions o;
+  BuildOptions b;
+  nsys_profile_options(read, o, b);
+  NsysTrace t = read_nsys_trace(path, read, o);
   return build_profile(std::move(t.timeline), read, b);
 }
 
