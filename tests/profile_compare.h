@@ -4,6 +4,10 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "flamefold/options.h"
 #include "flamefold/profile.h"
 
 namespace test {
@@ -43,6 +47,40 @@ inline void expect_same_profile(const flamefold::Profile& got, const flamefold::
     EXPECT_EQ(got.device_ops[i].min_ns, want.device_ops[i].min_ns);
     EXPECT_EQ(got.device_ops[i].max_ns, want.device_ops[i].max_ns);
   }
+}
+
+// Named read options, for running one check under each.
+struct OptionCase {
+  std::string what;
+  flamefold::ReadOptions o;
+};
+struct OptionCases {
+  std::vector<OptionCase> all;
+  template <class Set>
+  void add(std::string what, Set set) {
+    OptionCase c{std::move(what), flamefold::ReadOptions{}};
+    set(c.o);
+    all.push_back(std::move(c));
+  }
+};
+
+// Both readings of `path` end the same way: the same error message, or the same profile.
+template <class Reference, class Streaming>
+void expect_same_outcome(const std::string& path, const flamefold::ReadOptions& o, Reference reference, Streaming streaming) {
+  flamefold::Profile want, got;
+  std::string want_error, got_error;
+  try {
+    want = reference(path, o);
+  } catch (const std::exception& e) {
+    want_error = e.what();
+  }
+  try {
+    got = streaming(path, o);
+  } catch (const std::exception& e) {
+    got_error = e.what();
+  }
+  EXPECT_EQ(got_error, want_error);
+  if (want_error.empty() && got_error.empty()) expect_same_profile(got, want);
 }
 
 }  // namespace test

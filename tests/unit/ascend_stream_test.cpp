@@ -184,18 +184,9 @@ CREATE TABLE PYTORCH_CALLCHAINS(id INTEGER, stack INTEGER, stackDepth INTEGER);
   return test::make_db(name, sql);
 }
 
-struct Case {
-  std::string what;
-  ReadOptions o;
-};
-
-std::vector<Case> option_cases() {
-  std::vector<Case> cases;
-  auto add = [&](std::string what, auto set) {
-    Case c{std::move(what), ReadOptions{}};
-    set(c.o);
-    cases.push_back(std::move(c));
-  };
+std::vector<test::OptionCase> option_cases() {
+  test::OptionCases cases;
+  auto add = [&](std::string what, auto set) { cases.add(std::move(what), set); };
   add("default", [](ReadOptions&) {});
   add("--weight npu", [](ReadOptions& o) { o.weight = "npu"; });
   add("--stacks callchain", [](ReadOptions& o) { o.stacks = "callchain"; });
@@ -218,11 +209,11 @@ std::vector<Case> option_cases() {
   });
   add("-j 1", [](ReadOptions& o) { o.threads_to_use = 1; });
   add("--category-rule cann+=Enqueue", [](ReadOptions& o) { o.category_rules = {"cann+=Enqueue"}; });
-  return cases;
+  return cases.all;
 }
 
 void expect_streaming_matches(const std::string& db) {
-  for (const Case& c : option_cases()) {
+  for (const test::OptionCase& c : option_cases()) {
     for (size_t spool : {size_t(0), size_t(4096)}) {
       SCOPED_TRACE(c.what + (spool ? " (tiny spools)" : ""));
       ReadOptions o = c.o;
@@ -293,22 +284,9 @@ TEST(AscendStreamReal, EveryRealDbMatches) {
   for (auto& entry : std::filesystem::recursive_directory_iterator(shared_path + "data/ascend")) {
     if (entry.path().extension() != ".db") continue;
     ++files;
-    for (const Case& c : option_cases()) {
+    for (const test::OptionCase& c : option_cases()) {
       SCOPED_TRACE(entry.path().string() + " " + c.what);
-      Profile want, got;
-      std::string want_error, got_error;
-      try {
-        want = read_ascend_in_memory(entry.path().string(), c.o);
-      } catch (const std::exception& e) {
-        want_error = e.what();
-      }
-      try {
-        got = read_ascend(entry.path().string(), c.o);
-      } catch (const std::exception& e) {
-        got_error = e.what();
-      }
-      EXPECT_EQ(got_error, want_error);
-      if (want_error.empty() && got_error.empty()) test::expect_same_profile(got, want);
+      test::expect_same_outcome(entry.path().string(), c.o, read_ascend_in_memory, read_ascend);
     }
   }
   EXPECT_GE(files, 4u);

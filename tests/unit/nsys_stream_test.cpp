@@ -127,18 +127,9 @@ INSERT INTO StringIds VALUES (1,'cudaLaunchKernel_v7000'),(2,'cudaMemcpyAsync_v3
   return test::make_db(name, sql);
 }
 
-struct Case {
-  std::string what;
-  ReadOptions o;
-};
-
-std::vector<Case> option_cases() {
-  std::vector<Case> cases;
-  auto add = [&](std::string what, auto set) {
-    Case c{std::move(what), ReadOptions{}};
-    set(c.o);
-    cases.push_back(std::move(c));
-  };
+std::vector<test::OptionCase> option_cases() {
+  test::OptionCases cases;
+  auto add = [&](std::string what, auto set) { cases.add(std::move(what), set); };
   add("default", [](ReadOptions&) {});
   add("--weight gpu", [](ReadOptions& o) { o.weight = "gpu"; });
   add("--stacks backtrace", [](ReadOptions& o) { o.stacks = "backtrace"; });
@@ -156,11 +147,11 @@ std::vector<Case> option_cases() {
   add("--group-by thread", [](ReadOptions& o) { o.group_by = "thread"; });
   add("--group-by none", [](ReadOptions& o) { o.group_by = "none"; });
   add("-j 1", [](ReadOptions& o) { o.threads_to_use = 1; });
-  return cases;
+  return cases.all;
 }
 
 void expect_streaming_matches(const std::string& db) {
-  for (const Case& c : option_cases()) {
+  for (const test::OptionCase& c : option_cases()) {
     for (size_t spool : {size_t(0), size_t(4096)}) {
       SCOPED_TRACE(c.what + (spool ? " (tiny spools)" : ""));
       ReadOptions o = c.o;
@@ -225,22 +216,9 @@ TEST(NsysStreamReal, EveryRealExportMatches) {
   for (auto& entry : std::filesystem::recursive_directory_iterator(shared_path + "data/nsys")) {
     if (entry.path().extension() != ".sqlite") continue;
     ++files;
-    for (const Case& c : option_cases()) {
+    for (const test::OptionCase& c : option_cases()) {
       SCOPED_TRACE(entry.path().string() + " " + c.what);
-      Profile want, got;
-      std::string want_error, got_error;
-      try {
-        want = read_nsys_in_memory(entry.path().string(), c.o);
-      } catch (const std::exception& e) {
-        want_error = e.what();
-      }
-      try {
-        got = read_nsys(entry.path().string(), c.o);
-      } catch (const std::exception& e) {
-        got_error = e.what();
-      }
-      EXPECT_EQ(got_error, want_error);
-      if (want_error.empty() && got_error.empty()) test::expect_same_profile(got, want);
+      test::expect_same_outcome(entry.path().string(), c.o, read_nsys_in_memory, read_nsys);
     }
   }
   EXPECT_GE(files, 5u);

@@ -405,50 +405,15 @@ class AscendReader : public AscendTables {
       tl.count("--stacks callchain: no PYTORCH_CALLCHAINS table (the profile was taken without with_stack)");
       return;
     }
-    Symbols& sym = tl.symbols;
-    CategoryId python = categories_[2];
-    std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;
-    std::vector<std::string> cols = db_->columns("PYTORCH_CALLCHAINS");
-    if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "stack") < 0)
-      throw InputError(path_, "table PYTORCH_CALLCHAINS", "has no id and stack columns");
-    TableScan s = db_->scan("PYTORCH_CALLCHAINS", {"id", "stackDepth", "stack"}, "table PYTORCH_CALLCHAINS");
-    U64Map frame_of_string(1024);
-    while (s.step()) {
-      if (s.is_null(0) || s.is_null(2)) continue;
-      uint64_t sid = static_cast<uint64_t>(s.i64(2));
-      uint32_t f = frame_of_string.find(sid);
-      if (f == U64Map::kMissing) {
-        StrId text = strings_.find(sid);
-        std::string_view t = text == U64Map::kMissing ? std::string_view("[unknown]") : sym.strings[text];
-        // "path/file.py(123): func" -> name func, file path/file.py, line 123.
-        size_t close = t.rfind("): ");
-        size_t open = close == std::string_view::npos ? std::string_view::npos : t.rfind('(', close);
-        if (open != std::string_view::npos) {
-          uint32_t line = 0;
-          for (size_t i = open + 1; i < close && t[i] >= '0' && t[i] <= '9'; ++i) line = line * 10 + static_cast<uint32_t>(t[i] - '0');
-          f = sym.frame(t.substr(close + 3), t.substr(0, open), line, python);
-        } else {
-          f = sym.frame(t, {}, 0, python);
-        }
-        frame_of_string.set(sid, f);
-      }
-      rows.push_back({s.i64(0), {s.is_null(1) ? 0 : s.i64(1), f}});
-    }
-    std::sort(rows.begin(), rows.end());
-    U64Map first_row(rows.size() + 16);
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (i == 0 || rows[i].first != rows[i - 1].first) first_row.set(static_cast<uint64_t>(rows[i].first), static_cast<uint32_t>(i));
+    const CallChains chains = read_callchains(*db_);
+    std::vector<FrameId> frames;
     for (auto [op, chain] : op_callchains_) {
-      uint32_t first = first_row.find(static_cast<uint64_t>(chain));
-      if (first == U64Map::kMissing) {
+      if (!chains.frames(chain, frames)) {
         tl.count("ops whose callchain is missing");
         continue;
       }
-      size_t last = first;
-      while (last + 1 < rows.size() && rows[last + 1].first == rows[first].first) ++last;
       uint32_t parent = kNone;
-      for (size_t k = last + 1; k-- > first;)
-        parent = tl.add(tl.track[op], tl.start[op], tl.end[op], rows[k].second.second, EventKind::HostRange, 0, parent);
+      for (FrameId f : frames) parent = tl.add(tl.track[op], tl.start[op], tl.end[op], f, EventKind::HostRange, 0, parent);
       tl.parent_hint[op] = parent;
     }
   }

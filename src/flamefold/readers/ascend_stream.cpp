@@ -352,58 +352,25 @@ class AscendStream : public AscendTables {
     }
   }
 
-  // PYTORCH_CALLCHAINS(id, stack -> STRING_IDS "file(line): func", stackDepth 0 = innermost):
-  // each op's frames, outermost first, as events over its interval (depth 0, 1 ... above it).
+  // Each op's callchain frames, outermost first, as events over its interval (depth 0, 1 ...
+  // above it), added after the tasks as the timeline reader adds them.
   void add_callchains(const Db& db) {
     if (!db.has_table("PYTORCH_CALLCHAINS")) {
       builder_.count("--stacks callchain: no PYTORCH_CALLCHAINS table (the profile was taken without with_stack)");
       return;
     }
-    CategoryId python = categories_[2];
-    std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows;
-    TableScan s = db.scan("PYTORCH_CALLCHAINS", {"id", "stackDepth", "stack"}, "table PYTORCH_CALLCHAINS");
-    U64Map frame_of_string(1024);
-    while (s.step()) {
-      if (s.is_null(0) || s.is_null(2)) continue;
-      uint64_t sid = static_cast<uint64_t>(s.i64(2));
-      uint32_t f = frame_of_string.find(sid);
-      if (f == U64Map::kMissing) {
-        f = callchain_frame(sid, python);
-        frame_of_string.set(sid, f);
-      }
-      rows.push_back({s.i64(0), {s.is_null(1) ? 0 : s.i64(1), f}});
-    }
-    std::sort(rows.begin(), rows.end());
-    U64Map first_row(rows.size() + 16);
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (i == 0 || rows[i].first != rows[i - 1].first) first_row.set(static_cast<uint64_t>(rows[i].first), static_cast<uint32_t>(i));
+    const CallChains chains = read_callchains(db);
+    std::vector<FrameId> frames;
     chained_ops_.finish();
     ChainedOp op;
     while (chained_ops_.next(op)) {
-      uint32_t first = first_row.find(static_cast<uint64_t>(op.chain));
-      if (first == U64Map::kMissing) {
+      if (!chains.frames(op.chain, frames)) {
         builder_.count("ops whose callchain is missing");
         continue;
       }
-      size_t last = first;
-      while (last + 1 < rows.size() && rows[last + 1].first == rows[first].first) ++last;
       uint16_t depth = 0;
-      for (size_t k = last + 1; k-- > first;)
-        builder_.add(op.track, op.start, op.end, rows[k].second.second, EventKind::HostRange, 0, depth++);
+      for (FrameId f : frames) builder_.add(op.track, op.start, op.end, f, EventKind::HostRange, 0, depth++);
     }
-  }
-
-  // "path/file.py(123): func" -> name func, file path/file.py, line 123.
-  FrameId callchain_frame(uint64_t sid, CategoryId python) {
-    Symbols& sym = symbols();
-    StrId text = strings_.find(sid);
-    std::string_view t = text == U64Map::kMissing ? std::string_view("[unknown]") : sym.strings[text];
-    size_t close = t.rfind("): ");
-    size_t open = close == std::string_view::npos ? std::string_view::npos : t.rfind('(', close);
-    if (open == std::string_view::npos) return sym.frame(t, {}, 0, python);
-    uint32_t line = 0;
-    for (size_t i = open + 1; i < close && t[i] >= '0' && t[i] <= '9'; ++i) line = line * 10 + static_cast<uint32_t>(t[i] - '0');
-    return sym.frame(t.substr(close + 3), t.substr(0, open), line, python);
   }
 };
 

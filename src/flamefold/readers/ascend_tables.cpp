@@ -304,6 +304,57 @@ bool AscendTables::task_kept(const TaskRow& r, const IdIndex& names, std::vector
   return true;
 }
 
+void CallChains::done() {
+  std::sort(rows_.begin(), rows_.end());
+  first_row_ = U64Map(rows_.size() + 16);
+  for (size_t i = 0; i < rows_.size(); ++i)
+    if (i == 0 || rows_[i].first != rows_[i - 1].first) first_row_.set(static_cast<uint64_t>(rows_[i].first), static_cast<uint32_t>(i));
+}
+
+bool CallChains::frames(int64_t id, std::vector<FrameId>& out) const {
+  out.clear();
+  uint32_t first = first_row_.find(static_cast<uint64_t>(id));
+  if (first == U64Map::kMissing) return false;
+  size_t last = first;
+  while (last + 1 < rows_.size() && rows_[last + 1].first == rows_[first].first) ++last;
+  for (size_t k = last + 1; k-- > first;) out.push_back(rows_[k].second.second);  // deepest (outermost) first
+  return true;
+}
+
+CallChains AscendTables::read_callchains(const Db& db) {
+  std::vector<std::string> cols = db.columns("PYTORCH_CALLCHAINS");
+  if (sqlite::find_column(cols, "id") < 0 || sqlite::find_column(cols, "stack") < 0)
+    throw InputError(path_, "table PYTORCH_CALLCHAINS", "has no id and stack columns");
+  Symbols& sym = symbols();
+  const CategoryId python = categories_[2];
+  CallChains chains;
+  TableScan s = db.scan("PYTORCH_CALLCHAINS", {"id", "stackDepth", "stack"}, "table PYTORCH_CALLCHAINS");
+  U64Map frame_of_string(1024);
+  while (s.step()) {
+    if (s.is_null(0) || s.is_null(2)) continue;
+    uint64_t sid = static_cast<uint64_t>(s.i64(2));
+    uint32_t f = frame_of_string.find(sid);
+    if (f == U64Map::kMissing) {
+      StrId text = strings_.find(sid);
+      std::string_view t = text == U64Map::kMissing ? std::string_view("[unknown]") : sym.strings[text];
+      // "path/file.py(123): func" -> name func, file path/file.py, line 123.
+      size_t close = t.rfind("): ");
+      size_t open = close == std::string_view::npos ? std::string_view::npos : t.rfind('(', close);
+      if (open != std::string_view::npos) {
+        uint32_t line = 0;
+        for (size_t i = open + 1; i < close && t[i] >= '0' && t[i] <= '9'; ++i) line = line * 10 + static_cast<uint32_t>(t[i] - '0');
+        f = sym.frame(t.substr(close + 3), t.substr(0, open), line, python);
+      } else {
+        f = sym.frame(t, {}, 0, python);
+      }
+      frame_of_string.set(sid, f);
+    }
+    chains.add(s.i64(0), s.is_null(1) ? 0 : s.i64(1), f);
+  }
+  chains.done();
+  return chains;
+}
+
 void AscendTables::add_summary_facts(const std::vector<Counter>& counters,
                                      std::vector<std::pair<std::string, std::string>>& facts) const {
   uint64_t skipped = 0, empty = 0;

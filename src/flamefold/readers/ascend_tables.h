@@ -117,6 +117,20 @@ struct HostContext {
   bool seed_table;
 };
 
+// PYTORCH_CALLCHAINS(id, stack -> STRING_IDS "file(line): func", stackDepth 0 = innermost): the
+// Python frames above an op, by callchain id.
+class CallChains {
+ public:
+  void add(int64_t id, int64_t depth, FrameId f) { rows_.push_back({id, {depth, f}}); }
+  void done();  // after the last add
+  // The frames of one chain, outermost first; false when the id has none.
+  bool frames(int64_t id, std::vector<FrameId>& outermost_first) const;
+
+ private:
+  std::vector<std::pair<int64_t, std::pair<int64_t, FrameId>>> rows_;  // (id, (depth, frame))
+  U64Map first_row_{16};
+};
+
 // Names -> frames, threads and streams -> tracks, the schema's columns: the state both readers
 // keep while reading one DB. The reader supplies where symbols and tracks live.
 class AscendTables {
@@ -151,6 +165,9 @@ class AscendTables {
   void read_task_names(const Db& db, const TaskQueries& q, IdIndex& names) const;
   // Whether a TASK row becomes an NPU task (counts why not); its track and frame.
   bool task_kept(const TaskRow& r, const IdIndex& names, std::vector<Counter>& counters, uint32_t& track, FrameId& f);
+  // Every chain of PYTORCH_CALLCHAINS, its frames made in table order; throws when the table has
+  // no id and stack columns.
+  CallChains read_callchains(const Db& db);
   // The seed's summary of invalid records, in its words (shown by `flamefold info`).
   void add_summary_facts(const std::vector<Counter>& counters, std::vector<std::pair<std::string, std::string>>& facts) const;
 
