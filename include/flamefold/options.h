@@ -70,6 +70,7 @@ struct WriteOptions {
   std::string notes;                  // --notes: put in a comment at the top of the SVG
   std::string bgcolors;               // --bgcolors: yellow, blue, green, grey, #rrggbb; "" = by palette
   std::string search_color = "rgb(230,0,230)";  // --search-color
+  bool negate = false;                // --negate: differential hues swapped (blue = grew)
 };
 
 }  // namespace flamefold

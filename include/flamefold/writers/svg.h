@@ -32,6 +32,9 @@ double name_hash(std::string_view name);
 // The colour flamegraph.pl --hash gives a frame of this name in this palette. Throws
 // UsageError for an unknown palette.
 Rgb frame_colour(std::string_view palette, std::string_view name);
+// flamegraph.pl's differential colour: red for a positive change, blue for a negative one
+// (swapped with negate), paler the smaller the change is against the largest (max > 0).
+Rgb change_colour(double value, double max, bool negate);
 // Appends s as XML character data that is also safe in an attribute value: & < > " ' are
 // escaped, control characters, U+FFFE/U+FFFF and invalid UTF-8 become U+FFFD.
 void append_xml_text(std::string& out, std::string_view s);

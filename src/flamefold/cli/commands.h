@@ -11,6 +11,16 @@
 void report_counters(const flamefold::Profile& profile);
 void print_info(const flamefold::Profile& profile);
 
+// The options every reading command takes, and those of the graph writers (cli/main.cpp).
+void add_read_options(CLI::App* app, flamefold::ReadOptions& r);
+void add_graph_options(CLI::App* app, flamefold::WriteOptions& w);
+
+// diff: two runs compared (cli/diff.cpp). Exit status 3 when --fail-above finds a regression.
+CLI::App* register_diff_command(CLI::App& app, std::vector<std::string>& inputs, std::string& output,
+                                flamefold::ReadOptions& r, flamefold::WriteOptions& w);
+int run_diff_command(std::vector<std::string>& inputs, std::string& output, flamefold::ReadOptions& r,
+                     flamefold::WriteOptions& w);
+
 // convert, callgraph, merge-gpu ... (cli/more_commands.cpp)
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output,
                             flamefold::ReadOptions& r, flamefold::WriteOptions& w);

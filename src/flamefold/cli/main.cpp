@@ -39,6 +39,8 @@ Examples:
   flamefold convert report.sqlite -o report.json              Nsight Systems -> Chrome/Perfetto trace
   flamefold flamegraph ascend_pytorch_profiler_0.db -o f.html Ascend DB: host op stacks (--weight npu: device)
   flamefold convert trace.json -o trace.prof                  pstats for snakeviz / python -m pstats
+  flamefold diff before.json after.json -o diff.html          what changed between two runs (any formats)
+  flamefold diff base.prof new.prof --fail-above 2%           CI gate: exit 3 when a frame grew by > 2%
   flamefold top program.prof --sort cumulative                the table python -m pstats prints
   flamefold callgraph program.prof -o calls.svg               gprof2dot-style call graph via Graphviz
   flamefold merge-gpu --cpu cpu.txt --gpu gpu.json -o merged.folded --summary
@@ -80,6 +82,8 @@ void parse_time_window(const std::string& text, ReadOptions& r) {
   to_ns(text.substr(colon + 1), r.window_end_ns);
   if (r.window_end_ns < r.window_start_ns) throw CLI::ValidationError("--window", "END is before START in '" + text + "'");
 }
+
+}  // namespace
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--format", r.format, "input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)");
@@ -162,6 +166,8 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
   app->add_option("--search-color", w.search_color, "SVG: colour of search matches (default rgb(230,0,230))");
 }
 
+namespace {
+
 int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOptions& w, const std::string& out) {
   Profile p = read_profile(inputs, r);
   w.column = choose_column(p, r.weight);
@@ -213,6 +219,7 @@ int main(int argc, char** argv) {
   add_read_options(info, r);
 
   register_more_commands(app, inputs, output, r, w);
+  CLI::App* diff = register_diff_command(app, inputs, output, r, w);
 
   try {
     app.parse(argc, argv);
@@ -256,6 +263,7 @@ int main(int argc, char** argv) {
       print_info(p);
       return 0;
     }
+    if (diff->parsed()) return run_diff_command(inputs, output, r, w);
     return run_more_commands(app, inputs, output, r, w);
   } catch (const InputError& e) {
     std::fprintf(stderr, "flamefold: error: %s\n", e.what());

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "flamefold/diff.h"
 #include "flamefold/frame_label.h"
 
 namespace flamefold {
@@ -31,9 +33,26 @@ struct Item {
 
 }  // namespace
 
+void append_perl_number(std::string& out, double w) {
+  // Perl prints numbers with %.15g (difffolded.pl's sums of fractional counts read so).
+  char buf[40];
+  int n = std::snprintf(buf, sizeof buf, "%.15g", w);
+  out.append(buf, static_cast<size_t>(n));
+}
+
 void write_folded(const Profile& p, int column, OutputFile& out, const WriteOptions& options) {
   const std::vector<double>& self = p.columns[column].self;
   std::vector<double> total = p.totals(column);
+  // A differential profile: `stack before after`, as difffolded.pl writes it; a stack is listed
+  // when it has weight on either side.
+  const int before = before_column(p, column);
+  static const std::vector<double> kNoWeights;
+  const std::vector<double>& before_self = before >= 0 ? p.columns[before].self : kNoWeights;
+  if (before >= 0) {
+    std::vector<double> before_total = p.totals(before);
+    for (size_t n = 0; n < total.size(); ++n) total[n] = std::fabs(total[n]) + std::fabs(before_total[n]);
+  }
+  auto own_line = [&](NodeId n) { return self[n] != 0 || (before >= 0 && before_self[n] != 0); };
   std::vector<std::string> labels(p.symbols.frame_count());
   std::vector<bool> labelled(p.symbols.frame_count(), false);
   auto label = [&](NodeId n) -> const std::string& {
@@ -61,8 +80,8 @@ void write_folded(const Profile& p, int column, OutputFile& out, const WriteOpti
     for (NodeId c = p.first_child[parent_node]; c != kNone; c = p.next_sibling[c]) {
       if (total[c] == 0) continue;
       const std::string& l = label(c);
-      if (self[c] != 0) lv.items.push_back(Item{&l, c, false});
-      bool has_children = total[c] != self[c];
+      if (own_line(c)) lv.items.push_back(Item{&l, c, false});
+      bool has_children = before >= 0 ? total[c] != std::fabs(self[c]) + std::fabs(before_self[c]) : total[c] != self[c];
       if (has_children) lv.items.push_back(Item{&l, c, true});
     }
     // Compares the keys label (own line) and label + ";" (block) without building the
@@ -101,7 +120,13 @@ void write_folded(const Profile& p, int column, OutputFile& out, const WriteOpti
       std::string& b = out.buffer();
       b.append(prefix);
       b.push_back(' ');
-      append_weight(b, self[it.node]);
+      if (before >= 0) {
+        append_perl_number(b, before_self[it.node]);
+        b.push_back(' ');
+        append_perl_number(b, self[it.node]);
+      } else {
+        append_weight(b, self[it.node]);
+      }
       b.push_back('\n');
       out.maybe_flush();
     } else {

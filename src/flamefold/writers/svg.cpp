@@ -1,6 +1,8 @@
 #include "flamefold/utf8.h"
 #include "flamefold/writers/svg.h"
 
+#include "flamefold/diff.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -241,6 +243,15 @@ void append_xml_text(std::string& out, std::string_view s) {
       i += len;
     }
   }
+}
+
+Rgb change_colour(double value, double max, bool negate) {
+  // flamegraph.pl's color_scale.
+  Rgb c{255, 255, 255};
+  if (negate) value = -value;
+  if (value > 0) c.g = c.b = static_cast<int>(210 * (max - value) / max);
+  else if (value < 0) c.r = c.g = static_cast<int>(210 * (max + value) / max);
+  return c;
 }
 
 }  // namespace svg
@@ -670,6 +681,19 @@ void draw(const Profile& p, int column, OutputFile& out, const WriteOptions& o) 
   const std::vector<double>& self = col.self;
   std::vector<double> total = p.totals(column);
   const double timemax = total[0];
+  // A differential profile (flamegraph.pl's three-column input): widths from the after side,
+  // each frame coloured by its self weight's change, red grew, blue shrank, scaled to the
+  // largest change (at least 1), white unchanged.
+  const int before = before_column(p, column);
+  std::vector<double> delta;
+  double max_delta = 1;
+  if (before >= 0) {
+    delta.resize(p.node_count());
+    for (NodeId n = 0; n < p.node_count(); ++n) {
+      delta[n] = self[n] - p.columns[before].self[n];
+      max_delta = std::max(max_delta, std::fabs(delta[n]));
+    }
+  }
   std::string& b = out.buffer();
 
   if (!(timemax > 0) || !std::isfinite(timemax)) {
@@ -794,6 +818,12 @@ void draw(const Profile& p, int column, OutputFile& out, const WriteOptions& o) 
     b.append(counts_suffix);
     if (root) b.append("100");
     else append_fixed2(b, 100 * weight / timemax);
+    if (before >= 0 && !root) {
+      const double dd = o.negate ? -delta[d.node] : delta[d.node];
+      b.append("%; ");
+      if (dd > 0) b.push_back('+');
+      append_fixed2(b, 100 * dd / timemax);
+    }
     b.append("%)</title><rect x=\"");
     append_decimal(b, x1);
     b.append("\" y=\"");
@@ -804,7 +834,9 @@ void draw(const Profile& p, int column, OutputFile& out, const WriteOptions& o) 
     append_decimal(b, rect_height);
     b.append("\" fill=\"rgb(");
     svg::Rgb c;
-    if (root) {
+    if (before >= 0) {
+      c = svg::change_colour(delta[d.node], max_delta, o.negate);
+    } else if (root) {
       c = root_colour;
     } else {
       uint32_t& packed = colours[p.frame[d.node]];
