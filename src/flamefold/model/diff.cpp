@@ -68,21 +68,40 @@ void add_side(Profile& into, const Profile& from, std::string_view prefix, bool 
 }  // namespace
 
 Profile make_diff(Profile before, Profile after, const DiffOptions& o) {
+  // The after side's tree is kept as it is (its frames and nodes); the before side is grafted
+  // onto it. Stripping hex numbers renames frames on both sides: then both are grafted anew.
   Profile d;
-  d.source_format = after.source_format == before.source_format ? after.source_format
-                                                                : before.source_format + " vs " + after.source_format;
-  d.inputs = after.inputs;
-  // The after side's columns first, in its order (its default column keeps its index), then
-  // those only the before side has; then every column's before companion.
-  for (const WeightColumn& c : after.columns) d.add_column(c.name, c.unit);
+  if (o.strip_hex) {
+    for (const WeightColumn& c : after.columns) d.add_column(c.name, c.unit);
+    d.default_column = after.columns.empty() ? 0 : after.default_column;
+    d.source_format = after.source_format;
+    d.inputs = after.inputs;
+    d.facts = after.facts;
+    d.counters = after.counters;
+    d.device_ops = after.device_ops;  // frame ids are remapped below (after's frames come first)
+  } else {
+    d = std::move(after);
+  }
+  const std::string after_format = d.source_format;
+  if (after_format != before.source_format) d.source_format = before.source_format + " vs " + after_format;
+  // Columns only the before side has, then every column's before companion.
   for (const WeightColumn& c : before.columns)
     if (d.column(c.name) < 0) d.add_column(c.name, c.unit);
   const size_t sides = d.columns.size();
   for (size_t c = 0; c < sides; ++c) d.add_column(std::string(kBeforePrefix) + d.columns[c].name, d.columns[c].unit);
-  d.default_column = after.columns.empty() ? 0 : after.default_column;
 
+  if (o.strip_hex) {
+    std::vector<DeviceOpStats> ops = std::move(d.device_ops);
+    d.device_ops.clear();
+    add_side(d, after, "", true);
+    for (DeviceOpStats s : ops) {  // after's frames were interned first, in their order
+      const Frame& fr = after.symbols[s.frame];
+      s.frame = d.symbols.frame(strip_hex_numbers(after.symbols.strings[fr.name]), strip_hex_numbers(after.symbols.strings[fr.file]),
+                                fr.line, d.symbols.category(after.symbols.category_name(fr.category)));
+      d.device_ops.push_back(s);
+    }
+  }
   add_side(d, before, kBeforePrefix, o.strip_hex);
-  add_side(d, after, "", o.strip_hex);
 
   if (o.normalize) {
     // difffolded.pl -n: each before stack scaled to the after side's total, truncated.
@@ -94,14 +113,17 @@ Profile make_diff(Profile before, Profile after, const DiffOptions& o) {
     }
   }
 
+  std::vector<std::pair<std::string, std::string>> facts;
   std::string sides_text;
   for (const std::string& in : before.inputs) sides_text += (sides_text.empty() ? "" : ", ") + in;
-  d.facts.emplace_back("before", sides_text);
-  for (auto& [k, v] : before.facts) d.facts.emplace_back("before: " + k, v);
-  for (auto& f : after.facts) d.facts.push_back(f);
-  for (const Counter& c : before.counters) d.count("before: " + c.what, c.count);
-  for (const Counter& c : after.counters) d.count(c.what, c.count);
-  d.device_ops = std::move(after.device_ops);
+  facts.emplace_back("before", sides_text);
+  for (auto& [k, v] : before.facts) facts.emplace_back("before: " + k, v);
+  for (auto& f : d.facts) facts.push_back(std::move(f));
+  d.facts = std::move(facts);
+  std::vector<Counter> counters;
+  for (const Counter& c : before.counters) add_to_counters(counters, "before: " + c.what, c.count);
+  for (const Counter& c : d.counters) add_to_counters(counters, c.what, c.count);
+  d.counters = std::move(counters);
   return d;
 }
 
