@@ -851,7 +851,7 @@
     list('Grew most', 'grew', grew);
     list('Shrank most', 'shrank', shrank);
     body.replaceChildren(frag);
-    for (const th of table.tHead.rows[0].cells) if (th.dataset.key) th.setAttribute('aria-sort', th.dataset.key === key ? 'descending' : 'none');
+    for (const th of table.tHead.rows[1].cells) if (th.dataset.key) th.setAttribute('aria-sort', th.dataset.key === key ? 'descending' : 'none');
     const cut = grew.length > DIFF_ROWS || shrank.length > DIFF_ROWS ? ' (showing up to ' + DIFF_ROWS + ' of each)' : '';
     $('tablemore').textContent = grew.length + ' grew, ' + shrank.length + ' shrank, ' + (rows.length - grew.length - shrank.length) + ' unchanged' + cut;
   }
@@ -878,15 +878,24 @@
         ['max', 'Larger', 'each frame as wide as the larger of its two sides: nothing new or gone is hidden']], S.widthBy, setWidthBy),
       seg('colour', 'colourby', [['self', 'Self Δ', 'colour by the change in self weight (flamegraph.pl)'],
         ['total', 'Total Δ', 'colour by the change in total (inclusive) weight']], S.colourBy, setColourBy));
+    // Two header rows (Self and Total over before, after, Δ) keep the eight columns narrow.
     const table = document.createElement('table'); table.id = 'difftable';
-    const hr = table.createTHead().insertRow();
-    for (const [text, cls, key, title] of [['Frame', 'name'], ['Self before', 'num'], ['Self after', 'num'],
-      ['Δ self', 'num', 'self', 'rank by the change in self weight'], ['Total before', 'num'], ['Total after', 'num'],
-      ['Δ total', 'num', 'total', 'rank by the change in total weight'], ['Δ of before', 'num pct', '', 'the change as a share of the before side\'s whole']]) {
-      const th = document.createElement('th'); th.textContent = text; th.className = cls;
-      if (key) { th.dataset.key = key; th.addEventListener('click', () => { S.diffKey = key; renderDiffTable(); }); }
-      if (title) th.title = title;
-      hr.append(th);
+    const thead = table.createTHead(), top = thead.insertRow(), sub = thead.insertRow();
+    const th = (tr, text, cls, span) => {
+      const c = document.createElement('th'); c.textContent = text; c.className = cls;
+      if (span) { if (span[0] > 1) c.colSpan = span[0]; if (span[1] > 1) c.rowSpan = span[1]; }
+      tr.append(c);
+      return c;
+    };
+    th(top, 'Frame', 'name', [1, 2]);
+    th(top, 'Self', 'group', [3, 1]);
+    th(top, 'Total', 'group', [3, 1]);
+    th(top, 'Δ of before', 'num pct', [1, 2]).title = 'the change (self or total, as ranked) as a share of the before side\'s whole';
+    for (const key of ['self', 'total']) {
+      th(sub, 'before', 'num'); th(sub, 'after', 'num');
+      const d = th(sub, 'Δ', 'num');
+      d.dataset.key = key; d.title = 'rank by the change in ' + key + ' weight';
+      d.addEventListener('click', () => { S.diffKey = key; renderDiffTable(); });
     }
     table.createTBody().addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr');
