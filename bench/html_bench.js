@@ -32,9 +32,19 @@ async function once(file) {
       searches.push(t.lastSearch);
     }
     f.search('');
+    // A differential page (flamefold diff): width by larger and by before (a layout over
+    // another column, then a redraw), colour by total change, then back.
+    const switches = [];
+    if (st.diff) {
+      for (const [fn, arg] of [['setWidthBy', 'max'], ['setColourBy', 'total'], ['setWidthBy', 'before'], ['setWidthBy', 'after'], ['setColourBy', 'self']]) {
+        const t0 = performance.now();
+        f[fn](arg);
+        switches.push(performance.now() - t0);
+      }
+    }
     const hit = f.hitTest(600, f.state().height - 9);
     return { nodes: st.nodes, firstPaint: t.firstPaint, decode: t.decode, startToPaint: t.startToPaint,
-      zooms, searches, lastDraw: t.lastDraw, drawn: f.lastDrawStats, hit: !!hit };
+      zooms, searches, switches, lastDraw: t.lastDraw, drawn: f.lastDrawStats, hit: !!hit };
   });
   await browser.close();
   if (browser.problems.console.length || browser.problems.pageErrors.length || browser.problems.requests.length)
@@ -55,6 +65,7 @@ async function once(file) {
     search_ms_max: med(all.map((r) => Math.max(...r.searches))),
     zoom_ms_median: med(all.flatMap((r) => r.zooms)),
     search_ms_median: med(all.flatMap((r) => r.searches)),
+    ...(all[0].switches.length ? { diff_switch_ms_max: med(all.map((r) => Math.max(...r.switches))) } : {}),
     each: all,
   };
   console.log(JSON.stringify(out, null, 1));

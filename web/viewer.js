@@ -222,6 +222,7 @@
   const TIME_UNITS = new Set(['ns', 'us', 'µs', 'ms', 's', 'samples']);
   function columnLabel(col) {
     const known = { cpu: 'CPU', gpu: 'GPU', npu: 'NPU', samples: 'Samples', kernels: 'Kernels', calls: 'Calls' };
+    if (col.name.startsWith(BEFORE)) return columnLabel({ name: sideName(col.name) }) + ' (before)';
     return known[col.name] || col.name || 'weight';
   }
 
@@ -275,6 +276,8 @@
     data: null, base: null, view: null, col: 0, zoom: 0, icicle: false,
     matcher: null, match: null, matchCount: 0, excluded: null, merge: false, isGroupNode: null, groupNodes: [],
     sortKey: 'self', sortDir: -1, tableRows: null, colors: null, hover: -1, width: 0, height: 0, contentH: 0,
+    // Differential profiles only (null otherwise): see "differential mode" below.
+    diff: null, widthBy: 'after', colourBy: 'self', diffKey: 'total', diffColours: null, hatch: null,
   };
   const canvas = $('canvas'), ctx = canvas.getContext('2d', { alpha: false });
   const chart = $('chart');
@@ -290,6 +293,97 @@
     return c === S.data.header.default_column && h.countname ? h.countname : col.unit;
   }
   function nodeName(i) { return i === 0 ? 'all' : S.data.frames.name[S.view.frame[i]]; }
+
+  // ---------------------------------------------------------------- differential mode
+  // `flamefold diff` writes one tree (the union of both runs) whose ordinary columns are the
+  // after side and whose "before:<name>" columns hold the before side on the same nodes
+  // (include/flamefold/diff.h). The page then offers: colour by change, width by after, before
+  // or the larger of the two, before/after/delta in the tooltip, and a grew/shrank table.
+  const BEFORE = 'before:';
+  const NEW = 1, GONE = 2;  // node status: only the after side has weight / only the before side
+  // The before column of every column (-1 when it has none); null when nothing pairs up.
+  function findDiff(cols) {
+    const at = new Map(cols.map((c, k) => [c.name, k]));
+    const before = cols.map((c) => (c.name.startsWith(BEFORE) || !at.has(BEFORE + c.name)) ? -1 : at.get(BEFORE + c.name));
+    return before.some((b) => b >= 0) ? { before } : null;
+  }
+  const sideName = (name) => name.startsWith(BEFORE) ? name.slice(BEFORE.length) : name;
+  function zeros(tree) { return tree.zeros || (tree.zeros = new Float64Array(tree.N)); }
+  function beforeTotals(tree, c) { const b = S.diff.before[c]; return b >= 0 ? totals(tree, b) : zeros(tree); }
+  function beforeSelf(tree, c) { const b = S.diff.before[c]; return b >= 0 ? tree.self[b] : zeros(tree); }
+
+  // The totals frames are laid out by: the weight column, or in a differential view the before
+  // side, or (width by "larger") each node as wide as the larger of its two totals and no
+  // narrower than its children side by side: a parent's max(after, before) can be less than the
+  // sum of its children's maxima (one child only before, another only after), and a parent
+  // narrower than its children would break zoom, hit testing and the merged-run logic.
+  function layTotals(tree = S.view) {
+    if (!S.diff || S.widthBy === 'after') return totals(tree, S.col);
+    if (S.widthBy === 'before') return beforeTotals(tree, S.col);
+    const cache = tree.lay || (tree.lay = {});
+    if (!cache[S.col]) {
+      const a = totals(tree, S.col), b = beforeTotals(tree, S.col), p = tree.parent;
+      const w = new Float64Array(tree.N);  // holds the sum of the children's widths until visited
+      for (let i = tree.N - 1; i >= 0; i--) {
+        w[i] = Math.max(w[i], a[i], b[i]);
+        if (i > 0) w[p[i]] += w[i];
+      }
+      cache[S.col] = w;
+    }
+    return cache[S.col];
+  }
+
+  // flamegraph.pl's colour scale, as the SVG writer draws it (svg::change_colour): white when
+  // unchanged, red as a frame grew and blue as it shrank, fully saturated at the largest change
+  // in the view. 211 steps each way, as hex strings made once.
+  const hex2 = (v) => v.toString(16).padStart(2, '0');
+  const RED = [], BLUE = [];
+  for (let g = 0; g <= 210; g++) { RED.push('#ff' + hex2(g) + hex2(g)); BLUE.push('#' + hex2(g) + hex2(g) + 'ff'); }
+  function changeColour(v, max) {
+    if (v > 0) return RED[Math.trunc(210 * (max - Math.min(v, max)) / max)];
+    if (v < 0) return BLUE[Math.trunc(210 * (max + Math.max(v, -max)) / max)];
+    return '#ffffff';
+  }
+  // Per node of the view: the change the colour shows, the scale, and new/gone.
+  // Colour by self change is the default: it is what flamegraph.pl (and our SVG) show, and it
+  // points at the frames whose own work changed, where an inclusive change also reddens every
+  // caller up to the root. "Total" colours by inclusive change, as diff views in the style of
+  // Firefox's profiler comparison do, for when the question is which subtree grew.
+  // The scale is the largest change anywhere in the view, not in the zoom, so a frame keeps its
+  // colour while zooming and the legend's scale holds everywhere.
+  function diffColours() {
+    const tree = S.view, c = S.col, by = S.colourBy, dc = S.diffColours;
+    if (dc && dc.tree === tree && dc.col === c && dc.by === by) return dc;
+    const N = tree.N, a = totals(tree, c), b = beforeTotals(tree, c);
+    const delta = new Float64Array(N), status = new Uint8Array(N);
+    let max = 0, gone = 0;
+    if (by === 'total') for (let i = 0; i < N; i++) delta[i] = a[i] - b[i];
+    else { const sa = tree.self[c], sb = beforeSelf(tree, c); for (let i = 0; i < N; i++) delta[i] = sa[i] - sb[i]; }
+    for (let i = 0; i < N; i++) {
+      const m = Math.abs(delta[i]);
+      if (m > max) max = m;
+      if (a[i] === 0) { if (b[i] > 0) { status[i] = GONE; gone++; } } else if (b[i] === 0) status[i] = NEW;
+    }
+    S.diffColours = { tree, col: c, by, delta, status, max, gone, fill: (i) => changeColour(delta[i], max || 1) };
+    return S.diffColours;
+  }
+  // A gone frame is hatched (it was there), a new one gets a dark strip along its bottom edge.
+  function markPattern() {
+    if (S.hatch) return S.hatch;
+    const t = document.createElement('canvas');
+    t.width = t.height = 6;
+    const g = t.getContext('2d');
+    g.strokeStyle = 'rgba(17,24,39,0.55)'; g.lineWidth = 1.5;
+    g.beginPath(); g.moveTo(-1, 7); g.lineTo(7, -1); g.moveTo(-1, 1); g.lineTo(1, -1); g.moveTo(5, 7); g.lineTo(7, 5); g.stroke();
+    return (S.hatch = ctx.createPattern(t, 'repeat'));
+  }
+
+  const signed = (v, unit, bare) => (v > 0 ? '+' : v < 0 ? '-' : '') + fmtValue(Math.abs(v), unit, bare);
+  // part/whole as a signed percentage, with fmtPct's precision.
+  function fmtDeltaPct(part, whole) {
+    if (!(whole > 0)) return part === 0 ? '0%' : '–';
+    return (part > 0 ? '+' : part < 0 ? '-' : '') + fmtPct(Math.abs(part), whole);
+  }
 
   // ---------------------------------------------------------------- layout & drawing
   function visibleMaxDepth() {
@@ -324,11 +418,12 @@
   function draw() {
     const t0 = performance.now();
     const { depth, frame, end, parent } = S.view;
-    const tot = totals(S.view, S.col);
+    const tot = layTotals();
     const W = S.width, H = S.height, z = S.zoom;
     const cs = getComputedStyle(document.documentElement);
     ctx.setTransform(S.dpr, 0, 0, S.dpr, 0, 0);
-    ctx.fillStyle = cs.getPropertyValue('--bg').trim() || '#fff';
+    // Unchanged frames are white in a differential view: a light grey ground keeps them apart.
+    ctx.fillStyle = S.diff && !dark() ? '#e9ebef' : cs.getPropertyValue('--bg').trim() || '#fff';
     ctx.fillRect(0, 0, W, H);
     ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
     ctx.textBaseline = 'middle';
@@ -352,10 +447,19 @@
       drawn++;
     };
     const match = S.match, matchColor = cs.getPropertyValue('--match').trim();
-    const fill = (i) => (match && frame[i] >= 0 && match[frame[i]]) ? matchColor : (frame[i] < 0 ? '#a9adb5' : colorOf(frame[i]));
+    const dc = S.diff ? diffColours() : null, status = dc && dc.status, marks = [];
+    const fill = dc ? (i) => (match && frame[i] >= 0 && match[frame[i]]) ? matchColor : dc.fill(i)
+      : (i) => (match && frame[i] >= 0 && match[frame[i]]) ? matchColor : (frame[i] < 0 ? '#a9adb5' : colorOf(frame[i]));
+    const mark = (x, w, d, kind) => {
+      const y = rowY(d, scrollTop);
+      if (y > -ROW && y < H) marks.push(x, y, w, kind);
+    };
     if (T > 0) {
       // The zoomed node and its ancestors span the whole width.
-      for (let a = z; a >= 0; a = parent[a]) bar(0, W, depth[a], fill(a), nodeName(a), a !== z);
+      for (let a = z; a >= 0; a = parent[a]) {
+        bar(0, W, depth[a], fill(a), nodeName(a), a !== z);
+        if (status && status[a]) mark(0, W, depth[a], status[a]);
+      }
       const scale = W / T;
       const cursor = new Float64Array(S.maxRow + 2);
       const pendX0 = new Float64Array(S.maxRow + 2), pendX1 = new Float64Array(S.maxRow + 2).fill(-1);
@@ -381,10 +485,19 @@
         flush(d);
         if (d >= rowLimit) { i = end[i]; continue; }
         bar(x, w, d, fill(i), S.data.frames.name[frame[i]], false);
+        if (status && status[i]) mark(x, w, d, status[i]);
         cursor[d + 1] = x;
         i++;
       }
       for (let d = 0; d < pendX1.length; d++) flush(d);
+    }
+    if (marks.length) {
+      const hatch = markPattern();
+      for (let k = 0; k < marks.length; k += 4) {
+        const x = marks[k], y = marks[k + 1], w = marks[k + 2];
+        if (marks[k + 3] === GONE) { ctx.fillStyle = hatch; ctx.fillRect(x, y + 0.5, Math.max(w - 0.5, 0.5), ROW - 1); }
+        else { ctx.fillStyle = '#7a0a0a'; ctx.fillRect(x, y + ROW - 3.5, Math.max(w - 0.5, 0.5), 3); }
+      }
     }
     ctx.fillStyle = '#111';
     for (let k = 0; k < labels.length; k += 4) {
@@ -405,7 +518,7 @@
   // The frame under (x, y) in canvas CSS pixels: { node } or { merged run } or null.
   function hitTest(mx, my) {
     const { depth, end, parent } = S.view;
-    const tot = totals(S.view, S.col), z = S.zoom;
+    const tot = layTotals(), z = S.zoom;
     if (!(tot[z] > 0) || mx < 0 || mx >= S.width) return null;
     const contentY = my + chart.scrollTop;
     const d = S.icicle ? Math.floor(contentY / ROW) : Math.floor((S.contentH - contentY) / ROW);
@@ -462,7 +575,7 @@
   function showTip(hit, ev) {
     tip.replaceChildren();
     const { frames, header } = S.data;
-    const tot = totals(S.view, S.col), all = tot[0], unit = unitOf(S.col);
+    const tot = layTotals(), all = tot[0], unit = unitOf(S.col);
     const name = document.createElement('div'); name.className = 'tname';
     const table = document.createElement('table');
     if (hit.merged) {
@@ -481,17 +594,20 @@
         tip.append(loc);
       }
       if (f >= 0 && catName(f)) row(table, 'category', catName(f));
-      const p = S.view.parent[i];
-      row(table, 'total', fmtValue(tot[i], unit));
-      row(table, 'self', fmtValue(S.view.self[S.col][i], unit));
-      row(table, '% of all', fmtPct(tot[i], all));
-      if (p >= 0) row(table, '% of parent', fmtPct(tot[i], tot[p]));
-      if (S.zoom !== 0 && i !== S.zoom) row(table, '% of zoom', fmtPct(tot[i], tot[S.zoom]));
-      header.columns.forEach((col, c) => {
-        if (c === S.col) return;
-        if (col.name === 'calls') { row(table, 'calls', fmtValue(S.view.self[c][i], '')); return; }
-        row(table, columnLabel(col) + ' total', fmtValue(totals(S.view, c)[i], unitOf(c)));
-      });
+      if (S.diff) diffTipRows(table, i);
+      else {
+        const p = S.view.parent[i];
+        row(table, 'total', fmtValue(tot[i], unit));
+        row(table, 'self', fmtValue(S.view.self[S.col][i], unit));
+        row(table, '% of all', fmtPct(tot[i], all));
+        if (p >= 0) row(table, '% of parent', fmtPct(tot[i], tot[p]));
+        if (S.zoom !== 0 && i !== S.zoom) row(table, '% of zoom', fmtPct(tot[i], tot[S.zoom]));
+        header.columns.forEach((col, c) => {
+          if (c === S.col) return;
+          if (col.name === 'calls') { row(table, 'calls', fmtValue(S.view.self[c][i], '')); return; }
+          row(table, columnLabel(col) + ' total', fmtValue(totals(S.view, c)[i], unitOf(c)));
+        });
+      }
       tip.append(table);
     }
     tip.hidden = false;
@@ -500,6 +616,25 @@
     if (x + r.width > window.innerWidth - 4) x = Math.max(4, ev.clientX - pad - r.width);
     if (y + r.height > window.innerHeight - 4) y = Math.max(4, ev.clientY - pad - r.height);
     tip.style.left = x + 'px'; tip.style.top = y + 'px';
+  }
+  // Before, after and the change of node i; each delta also as a share of each side's whole.
+  function diffTipRows(table, i) {
+    const v = S.view, c = S.col, unit = unitOf(c), dc = diffColours();
+    const a = totals(v, c), b = beforeTotals(v, c), sa = v.self[c][i], sb = beforeSelf(v, c)[i];
+    const d = a[i] - b[i];
+    if (dc.status[i]) row(table, 'status', dc.status[i] === NEW ? 'new: only in after' : 'gone: only in before');
+    row(table, 'before', fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of before)');
+    row(table, 'after', fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of after)');
+    row(table, 'delta', signed(d, unit) + (b[i] > 0 ? '  (' + fmtDeltaPct(d, b[i]) + ')' : ''));
+    row(table, 'delta % of before', fmtDeltaPct(d, b[0]));
+    row(table, 'delta % of after', fmtDeltaPct(d, a[0]));
+    row(table, 'self', fmtValue(sb, unit) + ' → ' + fmtValue(sa, unit) + '  (' + signed(sa - sb, unit) + ')');
+    S.data.header.columns.forEach((col, k) => {
+      if (k === c || col.name.startsWith(BEFORE)) return;
+      const x = totals(v, k)[i], y = beforeTotals(v, k)[i];
+      if (col.name === 'calls') { row(table, 'calls', fmtValue(beforeSelf(v, k)[i], '') + ' → ' + fmtValue(v.self[k][i], '')); return; }
+      row(table, columnLabel(col) + ' total', fmtValue(y, unitOf(k)) + ' → ' + fmtValue(x, unitOf(k)) + '  (' + signed(x - y, unitOf(k)) + ')');
+    });
   }
   function positionHover() {
     const box = $('hoverbox');
@@ -572,8 +707,8 @@
     api.timings.lastSearch = performance.now() - t0;
   }
   // Matched weight: each matched subtree counted once.
-  function matchedWeight(from) {
-    const { frame, end } = S.view, tot = totals(S.view, S.col), m = S.match;
+  function matchedWeight(from, tot = totals(S.view, S.col)) {
+    const { frame, end } = S.view, m = S.match;
     let sum = 0;
     for (let i = from + 1, e = end[from]; i < e;) {
       if (m[frame[i]]) { sum += tot[i]; i = end[i]; } else i++;
@@ -586,10 +721,19 @@
     const tot = totals(S.view, S.col), all = tot[0], w = matchedWeight(0), unit = unitOf(S.col);
     let text = 'matched ' + fmtPct(w, all) + ' (' + fmtValue(w, unit) + ')';
     if (S.zoom !== 0) text += ' · ' + fmtPct(matchedWeight(S.zoom), tot[S.zoom]) + ' of zoom';
+    let before = null;
+    if (S.diff) {
+      // Both sides: "matched 54.0% (54) after, 40.0% (40) before".
+      const bt = beforeTotals(S.view, S.col), bw = matchedWeight(0, bt);
+      before = { weight: bw, total: bt[0], share: bt[0] > 0 ? bw / bt[0] : 0 };
+      text = 'matched ' + fmtPct(w, all) + ' (' + fmtValue(w, unit) + ') after, ' + fmtPct(bw, bt[0]) + ' (' + fmtValue(bw, unit) + ') before';
+      if (S.zoom !== 0) text += ' · of zoom ' + fmtPct(matchedWeight(S.zoom), tot[S.zoom]) + ' after, ' + fmtPct(matchedWeight(S.zoom, bt), bt[S.zoom]) + ' before';
+    }
     if (S.matchCount === 0) text = 'no match';
     out.textContent = text;
     out.classList.add('on');
     api.matched = { weight: w, total: all, share: all > 0 ? w / all : 0, frames: S.matchCount };
+    if (before) api.matched.before = before;
   }
 
   // ---------------------------------------------------------------- table of top frames
@@ -648,6 +792,138 @@
     $('tablemore').textContent = rows.length > TABLE_ROWS ? 'showing ' + TABLE_ROWS + ' of ' + rows.length.toLocaleString('en-US') + ' frames' : rows.length + ' frames';
   }
 
+  // ---------------------------------------------------------------- table of changed frames (differential)
+  // Per frame, both sides' self and total (a recursive frame's total counted at its outermost
+  // call, as in the top-frames table and `flamefold diff`'s own table); group frames left out.
+  function computeDiffTable() {
+    const { N, frame, end } = S.view, F = S.data.frames.count, c = S.col;
+    const a = totals(S.view, c), b = beforeTotals(S.view, c), sa = S.view.self[c], sb = beforeSelf(S.view, c);
+    const aSelf = new Float64Array(F), bSelf = new Float64Array(F), aTotal = new Float64Array(F), bTotal = new Float64Array(F);
+    const seen = new Uint8Array(F), onStack = new Uint32Array(F), open = [];
+    for (let i = 1; i < N; i++) {
+      while (open.length && end[open[open.length - 1]] <= i) onStack[frame[open.pop()]]--;
+      const f = frame[i];
+      aSelf[f] += sa[i]; bSelf[f] += sb[i];
+      if (onStack[f] === 0) { aTotal[f] += a[i]; bTotal[f] += b[i]; }
+      if (a[i] > 0 || b[i] > 0) seen[f] = 1;
+      onStack[f]++;
+      open.push(i);
+    }
+    const rows = [];
+    for (let f = 0; f < F; f++) if (seen[f] && !GROUP_CATS.has(catName(f))) rows.push(f);
+    S.tableRows = { rows, aSelf, bSelf, aTotal, bTotal, before: b[0] };
+  }
+  const DIFF_ROWS = 100;  // per list
+  function renderDiffTable() {
+    const { rows, aSelf, bSelf, aTotal, bTotal, before } = S.tableRows;
+    const { name, file, line } = S.data.frames;
+    const key = S.diffKey, unit = unitOf(S.col);
+    const A = key === 'self' ? aSelf : aTotal, B = key === 'self' ? bSelf : bTotal;
+    const grew = rows.filter((f) => A[f] > B[f]).sort((x, y) => (A[y] - B[y]) - (A[x] - B[x]) || x - y);
+    const shrank = rows.filter((f) => A[f] < B[f]).sort((x, y) => (A[x] - B[x]) - (A[y] - B[y]) || x - y);
+    const table = $('difftable'), body = table.tBodies[0], frag = document.createDocumentFragment();
+    const num = (v) => v === 0 ? '0' : fmtValue(v, unit, true);
+    const change = (v) => v === 0 ? '0' : signed(v, unit, true);
+    const list = (title, which, frames) => {
+      const head = document.createElement('tr'); head.className = 'section';
+      const hc = head.insertCell(); hc.colSpan = 8; hc.textContent = title + ' (by ' + key + ')';
+      frag.append(head);
+      if (!frames.length) { const tr = document.createElement('tr'); tr.className = 'none'; const td = tr.insertCell(); td.colSpan = 8; td.textContent = '(none)'; frag.append(tr); }
+      for (const f of frames.slice(0, DIFF_ROWS)) {
+        const tr = document.createElement('tr');
+        tr.dataset.frame = f; tr.dataset.list = which;
+        const td = tr.insertCell(); td.className = 'name';
+        const nm = document.createElement('span'); nm.className = 'nm'; nm.textContent = clip(name[f]); td.append(nm);
+        if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
+        const tag = aTotal[f] === 0 ? 'gone' : bTotal[f] === 0 ? 'new' : '';
+        if (tag) { const t = document.createElement('span'); t.className = 'tag ' + tag; t.textContent = tag; td.append(t); }
+        td.title = clip(name[f]);
+        const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
+        const dir = (v) => v > 0 ? ' up' : v < 0 ? ' down' : '';
+        cell(num(bSelf[f]), 'num bself'); cell(num(aSelf[f]), 'num aself');
+        cell(change(aSelf[f] - bSelf[f]), 'num dself' + dir(aSelf[f] - bSelf[f]));
+        cell(num(bTotal[f]), 'num btotal'); cell(num(aTotal[f]), 'num atotal');
+        cell(change(aTotal[f] - bTotal[f]), 'num dtotal' + dir(aTotal[f] - bTotal[f]));
+        cell(fmtDeltaPct(A[f] - B[f], before), 'num pct');
+        frag.append(tr);
+      }
+    };
+    list('Grew most', 'grew', grew);
+    list('Shrank most', 'shrank', shrank);
+    body.replaceChildren(frag);
+    for (const th of table.tHead.rows[1].cells) if (th.dataset.key) th.setAttribute('aria-sort', th.dataset.key === key ? 'descending' : 'none');
+    const cut = grew.length > DIFF_ROWS || shrank.length > DIFF_ROWS ? ' (showing up to ' + DIFF_ROWS + ' of each)' : '';
+    $('tablemore').textContent = grew.length + ' grew, ' + shrank.length + ' shrank, ' + (rows.length - grew.length - shrank.length) + ' unchanged' + cut;
+  }
+  // The differential page's own controls and table, made once: the width and colour switches
+  // beside the weight switch, and a grew/shrank table in place of the top-frames table.
+  function setupDiff() {
+    const seg = (label, id, choices, current, set) => {
+      const box = document.createElement('div'); box.className = 'seg'; box.id = id;
+      box.setAttribute('role', 'group'); box.setAttribute('aria-label', label);
+      const tag = document.createElement('span'); tag.className = 'seglabel'; tag.textContent = label;
+      box.append(tag);
+      for (const [value, text, title] of choices) {
+        const b = document.createElement('button');
+        b.type = 'button'; b.dataset.value = value; b.textContent = text; b.title = title;
+        b.setAttribute('aria-pressed', String(value === current));
+        b.addEventListener('click', () => set(value));
+        box.append(b);
+      }
+      return box;
+    };
+    $('views').after(
+      seg('width', 'widthby', [['after', 'After', 'frame widths from the after side'],
+        ['before', 'Before', 'frame widths from the before side: frames that are gone are wide, new ones invisible'],
+        ['max', 'Larger', 'each frame as wide as the larger of its two sides: nothing new or gone is hidden']], S.widthBy, setWidthBy),
+      seg('colour', 'colourby', [['self', 'Self Δ', 'colour by the change in self weight (flamegraph.pl)'],
+        ['total', 'Total Δ', 'colour by the change in total (inclusive) weight']], S.colourBy, setColourBy));
+    // Two header rows (Self and Total over before, after, Δ) keep the eight columns narrow.
+    const table = document.createElement('table'); table.id = 'difftable';
+    const thead = table.createTHead(), top = thead.insertRow(), sub = thead.insertRow();
+    const th = (tr, text, cls, span) => {
+      const c = document.createElement('th'); c.textContent = text; c.className = cls;
+      if (span) { if (span[0] > 1) c.colSpan = span[0]; if (span[1] > 1) c.rowSpan = span[1]; }
+      tr.append(c);
+      return c;
+    };
+    th(top, 'Frame', 'name', [1, 2]);
+    th(top, 'Self', 'group', [3, 1]);
+    th(top, 'Total', 'group', [3, 1]);
+    th(top, 'Δ of before', 'num pct', [1, 2]).title = 'the change (self or total, as ranked) as a share of the before side\'s whole';
+    for (const key of ['self', 'total']) {
+      th(sub, 'before', 'num'); th(sub, 'after', 'num');
+      const d = th(sub, 'Δ', 'num');
+      d.dataset.key = key; d.title = 'rank by the change in ' + key + ' weight';
+      d.addEventListener('click', () => { S.diffKey = key; renderDiffTable(); });
+    }
+    table.createTBody().addEventListener('click', (ev) => {
+      const tr = ev.target.closest('tr');
+      if (tr && tr.dataset.frame) searchFrame(Number(tr.dataset.frame));
+    });
+    $('table').hidden = true;
+    $('table').after(table);
+    const head = $('tablebox').querySelector('.panel-head');
+    head.querySelector('h2').textContent = 'Frames that changed most';
+    head.querySelector('.hint').textContent = 'click Δ self or Δ total to rank by it, a row to search it';
+  }
+  function pressed(id, value) { for (const b of $(id).querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.value === value)); }
+  function setWidthBy(mode) {
+    S.widthBy = mode;
+    pressed('widthby', mode);
+    // A frame that has no width at the new setting cannot stay zoomed.
+    const keep = layTotals()[S.zoom] > 0 ? S.zoom : 0;
+    renderGroups();
+    renderLegend();
+    zoomTo(keep);
+  }
+  function setColourBy(mode) {
+    S.colourBy = mode;
+    pressed('colourby', mode);
+    renderLegend();
+    draw();
+  }
+
   // ---------------------------------------------------------------- groups (threads, processes, ranks)
   function findGroups() {
     const { N, frame, parent, end } = S.base, cat = S.data.frames.cat, cats = S.data.header.categories;
@@ -668,7 +944,7 @@
     $('groupstitle').textContent = [...cats].map((c) => words[c] || c).join(' & ');
     const list = $('groups');
     list.replaceChildren();
-    const tot = totals(S.base, S.col), all = tot[0], base = S.base.depth;
+    const tot = layTotals(S.base), all = tot[0], base = S.base.depth;
     for (const i of S.groupNodes) {
       const label = document.createElement('label');
       label.style.paddingLeft = (base[i] - 1) * 16 + 'px';
@@ -698,7 +974,8 @@
   function renderViews() {
     const box = $('views'), cols = S.data.header.columns;
     box.replaceChildren();
-    const choices = cols.map((c, k) => k).filter((k) => cols[k].name !== 'calls' || cols.length === 1);
+    // A differential profile lists the after side's weights: each brings its before companion.
+    const choices = cols.map((c, k) => k).filter((k) => (cols[k].name !== 'calls' || cols.length === 1) && !(S.diff && cols[k].name.startsWith(BEFORE)));
     if (choices.length < 2) return;
     choices.sort((a, b) => (TIME_UNITS.has(cols[b].unit) - TIME_UNITS.has(cols[a].unit)) || a - b);
     for (const k of choices) {
@@ -714,13 +991,14 @@
   function setColumn(k) {
     S.col = k;
     for (const b of $('views').children) b.setAttribute('aria-pressed', String(Number(b.dataset.col) === k));
-    const keep = totals(S.view, k)[S.zoom] > 0 ? S.zoom : 0;
+    const keep = layTotals()[S.zoom] > 0 ? S.zoom : 0;
     renderGroups();
     refreshAll(keep);
   }
 
   // ---------------------------------------------------------------- legend, summary, info
   function renderLegend() {
+    if (S.diff) { renderDiffLegend(); return; }
     const box = $('legend'), present = new Set();
     for (const f of S.tableRows.rows) present.add(catName(f));  // frames with weight in this view
     box.replaceChildren();
@@ -742,7 +1020,43 @@
     extra('var(--match)', 'search match');
     extra('var(--merged)', 'frames narrower than a pixel, merged');
   }
+  // The colour scale (blue, white, red; the steps as drawn) with the change it stands for at
+  // each end, and the marks for new and gone frames.
+  function renderDiffLegend() {
+    const box = $('legend'), dc = diffColours(), unit = unitOf(S.col), max = dc.max;
+    box.replaceChildren();
+    const item = (cls, text, style) => {
+      const it = document.createElement('span'); it.className = 'item';
+      const sw = document.createElement('i'); if (cls) sw.className = cls; if (style) sw.style.background = style;
+      const t = document.createElement('span'); t.textContent = text;
+      it.append(sw, t); box.append(it);
+    };
+    const scale = document.createElement('span'); scale.className = 'item scale'; scale.id = 'diffscale';
+    const lo = document.createElement('span'); lo.className = 'lo'; lo.textContent = max > 0 ? signed(-max, unit) : '0';
+    const bar = document.createElement('i'); bar.className = 'bar';
+    bar.style.background = 'linear-gradient(to right, ' + BLUE[0] + ', ' + BLUE[210] + ' 49.5%, #ffffff 49.5%, #ffffff 50.5%, ' + RED[210] + ' 50.5%, ' + RED[0] + ')';
+    const hi = document.createElement('span'); hi.className = 'hi'; hi.textContent = max > 0 ? signed(max, unit) : '0';
+    const what = document.createElement('span'); what.className = 'what';
+    what.textContent = columnLabel(S.data.header.columns[S.col]) + ' ' + S.colourBy + ' change, after − before';
+    scale.append(lo, bar, hi, what);
+    box.append(scale);
+    const hidden = S.widthBy === 'after' && dc.gone ? ' — ' + dc.gone.toLocaleString('en-US') + ' hidden at this width (width: Before or Larger shows them)' : '';
+    item('gone', 'gone: only in before' + hidden);
+    item('new', 'new: only in after');
+    item('', 'search match', 'var(--match)');
+    item('', 'frames narrower than a pixel, merged', 'var(--merged)');
+  }
   function renderSummary() {
+    if (S.diff) {
+      // "14 → 16 samples (+14.3%)": both sides and the change of the whole.
+      const tot = totals(S.view, S.col), bt = beforeTotals(S.view, S.col), unit = unitOf(S.col), col = S.data.header.columns[S.col];
+      const what = unit in NS_PER ? ' ' + columnLabel(col) + ' time' : unit === 'count' ? ' ' + col.name : '';
+      const parts = ['before ' + fmtValue(bt[0], unit) + ' → after ' + fmtValue(tot[0], unit) + what + ' (' + fmtDeltaPct(tot[0] - bt[0], bt[0]) + ')'];
+      parts.push((S.view.N - 1).toLocaleString('en-US') + ' nodes');
+      if (S.groupNodes.length) parts.push(S.groupNodes.length + ' ' + $('groupstitle').textContent.toLowerCase());
+      $('summary').textContent = parts.join(' · ');
+      return;
+    }
     const h = S.data.header, tot = totals(S.view, S.col);
     // The unit the input gives: "90.09 ms sampled" (perf clock periods), "1,234 samples", "5,000 cycles", "2.1 s CPU time".
     const unit = unitOf(S.col), col = h.columns[S.col];
@@ -762,7 +1076,7 @@
     };
     if (h.source_format) add('format', h.source_format);
     h.inputs.forEach((p, k) => add(k ? '' : (h.inputs.length > 1 ? 'inputs' : 'input'), p));
-    h.columns.forEach((c, k) => add(columnLabel(c), fmtValue(totals(S.base, k)[0], unitOf(k), unitOf(k) === c.name)));
+    h.columns.forEach((c, k) => add(columnLabel(c), fmtValue(totals(S.base, k)[0], unitOf(k), unitOf(k) === sideName(c.name))));
     add('nodes', (S.base.N - 1).toLocaleString('en-US'));
     add('frames', S.data.frames.count.toLocaleString('en-US'));
     add('max depth', String(S.base.maxDepth));
@@ -771,14 +1085,19 @@
   }
 
   function refreshAll(zoom) {
-    computeTable();
-    renderTable();
+    if (S.diff) { computeDiffTable(); renderDiffTable(); }
+    else { computeTable(); renderTable(); }
     renderLegend();
     renderSummary();
     zoomTo(zoom);
   }
 
   // ---------------------------------------------------------------- events
+  function searchFrame(f) {
+    const re = '^' + S.data.frames.name[f].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$';
+    $('search').value = re;
+    setSearch(re);
+  }
   function wire() {
     canvas.addEventListener('mousemove', (ev) => {
       const r = canvas.getBoundingClientRect();
@@ -832,10 +1151,7 @@
     $('table').tBodies[0].addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr');
       if (!tr) return;
-      const name = S.data.frames.name[Number(tr.dataset.frame)];
-      const re = '^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$';
-      $('search').value = re;
-      setSearch(re);
+      searchFrame(Number(tr.dataset.frame));
     });
     $('merge-threads').addEventListener('change', (ev) => { S.merge = ev.target.checked; applyFilter(); });
     $('groups-all').addEventListener('click', () => { S.excluded.fill(0); applyFilter(); });
@@ -846,8 +1162,9 @@
 
   // ---------------------------------------------------------------- test and automation hooks
   Object.assign(api, {
-    state: () => ({ zoom: S.zoom, zoomName: nodeName(S.zoom), column: S.col, columnName: S.data.header.columns[S.col].name,
-      icicle: S.icicle, nodes: S.view.N, merge: S.merge, search: $('search').value, width: S.width, height: S.height }),
+    state: () => Object.assign({ zoom: S.zoom, zoomName: nodeName(S.zoom), column: S.col, columnName: S.data.header.columns[S.col].name,
+      icicle: S.icicle, nodes: S.view.N, merge: S.merge, search: $('search').value, width: S.width, height: S.height },
+      S.diff ? { diff: true, widthBy: S.widthBy, colourBy: S.colourBy, scale: diffColours().max } : {}),
     // The first node (depth-first) whose frame name is `name`, with its box in canvas CSS pixels.
     find(name, nth = 0) {
       const { N, frame } = S.view, names = S.data.frames.name;
@@ -857,7 +1174,7 @@
     box(i) {
       const path = [];
       for (let a = i; a >= 0; a = S.view.parent[a]) path.push(a);
-      const tot = totals(S.view, S.col), z = S.zoom;
+      const tot = layTotals(), z = S.zoom;
       if (!path.includes(z)) return { node: i, visible: false };
       const scale = S.width / tot[z];
       let x = 0;
@@ -866,13 +1183,19 @@
         for (let c = p + 1; c < n; c = S.view.end[c]) x += tot[c] * scale;
       }
       const d = S.view.depth[i];
-      return { node: i, x, w: i === z || path.indexOf(z) < 0 ? S.width : tot[i] * scale, y: rowY(d), h: ROW, depth: d,
+      const box = { node: i, x, w: i === z || path.indexOf(z) < 0 ? S.width : tot[i] * scale, y: rowY(d), h: ROW, depth: d,
         total: tot[i], self: S.view.self[S.col][i], visible: true };
+      if (S.diff) {
+        const dc = diffColours();
+        Object.assign(box, { after: totals(S.view, S.col)[i], before: beforeTotals(S.view, S.col)[i],
+          delta: dc.delta[i], status: dc.status[i] === NEW ? 'new' : dc.status[i] === GONE ? 'gone' : '' });
+      }
+      return box;
     },
     hitTest: (x, y) => hitTest(x, y),
     // The child of node i with the most weight in the current view (-1 for a leaf).
     widestChild(i) {
-      const tot = totals(S.view, S.col), end = S.view.end;
+      const tot = layTotals(), end = S.view.end;
       let best = -1;
       for (let c = i + 1; c < end[i]; c = end[c]) if (best < 0 || tot[c] > tot[best]) best = c;
       return best;
@@ -880,6 +1203,8 @@
     zoomTo: (i) => zoomTo(i),
     search: (t) => { $('search').value = t; setSearch(t); return api.matched; },
     setColumn: (k) => setColumn(k),
+    setWidthBy: (m) => setWidthBy(m),
+    setColourBy: (m) => setColourBy(m),
     pixel(x, y) {
       const d = ctx.getImageData(Math.floor(x * S.dpr), Math.floor(y * S.dpr), 1, 1).data;
       return [d[0], d[1], d[2]];
@@ -898,6 +1223,8 @@
       S.excluded = new Uint8Array(data.tree.N);
       const h = data.header;
       S.col = h.default_column >= 0 && h.default_column < h.columns.length ? h.default_column : 0;
+      S.diff = findDiff(h.columns);
+      if (S.diff && S.diff.before.indexOf(S.col) >= 0) S.col = S.diff.before.indexOf(S.col);  // a before column chosen: show its pair
       S.icicle = !!h.inverted;
       $('title').textContent = h.title;
       $('subtitle').textContent = h.subtitle;
@@ -906,6 +1233,7 @@
       $('icicle').setAttribute('aria-pressed', String(S.icicle));
       findGroups();
       renderViews();
+      if (S.diff) setupDiff();
       renderGroups();
       renderInfo();
       wire();
