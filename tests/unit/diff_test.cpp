@@ -187,6 +187,27 @@ TEST(DiffParity, DifffoldedOnTheFlameGraphSuite) {
   EXPECT_GE(pairs, 50u);
 }
 
+TEST(DiffTraces, RunsWithOtherProcessIdsLineUp) {
+  // HolisticTraceAnalysis' control and test traces come from different processes: the diff
+  // merges threads by default, so shared stacks are matched, not all new and gone.
+  const std::string dir = "data/kineto/facebookresearch__HolisticTraceAnalysis/tests/data/trace_diff/";
+  REQUIRE_SHARED(dir);
+  std::string control = shared_path + dir + "control/control.json.gz", test_trace = shared_path + dir + "test/test.json.gz";
+  std::string out = test::tmp_path("d.folded");
+  test::RunResult r = test::flamefold("diff " + control + " " + test_trace + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t both = 0, lines = 0;
+  std::istringstream in(test::read_file(out));
+  for (std::string l; std::getline(in, l); ++lines) {
+    size_t a = l.rfind(' '), b = l.rfind(' ', a - 1);
+    if (l.substr(b + 1, a - b - 1) != "0" && l.substr(a + 1) != "0") ++both;
+  }
+  EXPECT_GT(both, lines / 4) << "stacks found on both sides: " << both << " of " << lines;
+  r = test::flamefold("diff " + control + " " + test_trace + " --group-by thread -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::read_file(out).find("thread"), std::string::npos);
+}
+
 TEST(DiffTraces, ARealKinetoTraceAgainstItselfAndAPerturbedCopy) {
   const std::string gz = "data/kineto/pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
   REQUIRE_SHARED(gz);

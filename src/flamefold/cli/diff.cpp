@@ -69,6 +69,9 @@ int run_diff_command(std::vector<std::string>& /*inputs*/, std::string& output, 
       throw UsageError("--fail-above " + fail_above + ": expected a percentage such as 2 or 2%");
   }
 
+  // Two runs have different process and thread ids: unless asked, the sides' threads are merged
+  // (group levels none), so the same code lines up.
+  if (r.group_by.empty()) r.group_by = "none";
   // The two sides are read at the same time (each reader also uses the cores it can).
   auto before_side = std::async(std::launch::async, [&] { return read_profile(before, r); });
   Profile after_profile = read_profile(after, r);
