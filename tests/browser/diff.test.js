@@ -57,9 +57,9 @@ function kineto(mmUs, kernelUs, relu) {
 }
 
 function write(name, text) { const f = path.join(tmp, name); fs.writeFileSync(f, text); return f; }
-function diffHtml(name, before, after) {
+function diffHtml(name, before, after, ...extra) {
   const html = path.join(tmp, name + '.html');
-  flamefold('diff', before, after, '-o', html, '--title', name);
+  flamefold('diff', before, after, '-o', html, '--title', name, ...extra);
   return html;
 }
 
@@ -68,7 +68,9 @@ const squash = (t) => t.replace(/\s+/g, '');
 
 async function main({ open, test }) {
   const folded = diffHtml('diff-folded', write('diff-before.folded', BEFORE.join('\n') + '\n'), write('diff-after.folded', AFTER.join('\n') + '\n'));
-  const traced = diffHtml('diff-kineto', write('diff-before.json', kineto(200, 300, false)), write('diff-after.json', kineto(150, 500, true)));
+  // Process and thread levels kept (diff merges them by default), so the page's own merge is tested.
+  const traced = diffHtml('diff-kineto', write('diff-before.json', kineto(200, 300, false)), write('diff-after.json', kineto(150, 500, true)),
+    '--group-by', 'process');
   const pixel = (page, b, dy = 0.5) => api(page, ([x, y]) => window.flamefold.pixel(x, y), [b.x + 2, b.y + b.h * dy]);
   const find = (page, name) => api(page, (n) => window.flamefold.find(n), name);
 
