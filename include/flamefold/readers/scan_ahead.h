@@ -8,10 +8,7 @@
 // Scans meant to run one after another share a Gate: each worker waits for the previous scan to
 // finish before it starts, so one core decodes while the other places. An error in a worker (a
 // damaged page) is rethrown where the rows stop, as a plain scan would throw it there.
-//
-// Decoding a big table can take the worker longer than placing its rows takes the reading
-// thread: a RangeSplit cuts the rowids into ranges of `width` and leaves every `every`-th range
-// to the reading thread, which decodes it itself when its turn comes.
+
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -48,30 +45,18 @@ class Gate {
   bool open_ = false;
 };
 
-struct RangeSplit {
-  int64_t lo = 0, hi = -1;  // the table's rowids
-  int64_t width = 0;        // rowids per range; 0 = no split
-  unsigned every = 0;       // the reading thread takes ranges every-1, 2*every-1 ...
-  int64_t ranges() const { return width ? (hi - lo) / width + 1 : 0; }
-  bool reader_takes(int64_t i) const { return every && i % every == every - 1; }
-  RowidRange range(int64_t i) const { return RowidRange{lo + i * width, i + 1 == ranges() ? hi : lo + (i + 1) * width - 1}; }
-};
-
 template <class Row>
 class ScanAhead {
  public:
   using Decode = std::function<Row(const TableScan&)>;
 
   // Opens `path` again (SQLite connections are not shared between threads) and scans `table`
-  // once `before` (if any) has opened; opens `after` (if any) when done. With a split, each of
-  // the worker's ranges comes as one batch (empty when the range has no rows).
+  // once `before` (if any) has opened; opens `after` (if any) when done.
   ScanAhead(std::string path, std::string table, std::vector<std::string> columns, std::string place, Decode decode,
-            std::shared_ptr<Gate> before = nullptr, std::shared_ptr<Gate> after = nullptr, RangeSplit split = {})
-      : split_(split), before_(std::move(before)), after_(std::move(after)),
+            std::shared_ptr<Gate> before = nullptr, std::shared_ptr<Gate> after = nullptr)
+      : before_(std::move(before)), after_(std::move(after)),
         worker_([this, path = std::move(path), table = std::move(table), columns = std::move(columns),
                  place = std::move(place), decode = std::move(decode)] { run(path, table, columns, place, decode); }) {}
-
-  const RangeSplit& split() const { return split_; }
 
   ~ScanAhead() {
     {
@@ -118,21 +103,12 @@ class ScanAhead {
         changed_.notify_all();
         return true;
       };
-      if (split_.width) {
-        for (int64_t i = 0; i < split_.ranges(); ++i) {
-          if (split_.reader_takes(i)) continue;
-          TableScan s = db.scan(table, columns, place, split_.range(i));
-          while (s.step()) batch.push_back(decode(s));
-          if (!hand_over()) break;
-        }
-      } else {
-        TableScan s = db.scan(table, columns, place);
-        bool more = true;
-        while (more) {
-          more = s.step();
-          if (more) batch.push_back(decode(s));
-          if ((batch.size() == kBatchRows || (!more && !batch.empty())) && !hand_over()) break;
-        }
+      TableScan s = db.scan(table, columns, place);
+      bool more = true;
+      while (more) {
+        more = s.step();
+        if (more) batch.push_back(decode(s));
+        if ((batch.size() == kBatchRows || (!more && !batch.empty())) && !hand_over()) break;
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -146,7 +122,6 @@ class ScanAhead {
     if (after_) after_->open();
   }
 
-  RangeSplit split_;
   std::shared_ptr<Gate> before_, after_;
   std::mutex mu_;
   std::condition_variable changed_;
@@ -156,55 +131,36 @@ class ScanAhead {
   std::thread worker_;  // last: started once the members it uses exist
 };
 
-// Rows of one table in order: from a ScanAhead when one was started for it (and from the ranges
-// its split leaves to this thread), else from a scan on this thread's connection.
+// Rows of one table in order: from a ScanAhead when one was started for it, else from a scan on
+// this thread's connection.
 template <class Row>
 class RowSource {
  public:
   RowSource(const Db& db, const std::string& table, const std::vector<std::string>& columns, const std::string& place,
             typename ScanAhead<Row>::Decode decode, std::unique_ptr<ScanAhead<Row>> ahead)
-      : db_(db), table_(table), columns_(columns), place_(place), decode_(std::move(decode)), ahead_(std::move(ahead)) {
+      : decode_(std::move(decode)), ahead_(std::move(ahead)) {
     if (!ahead_) scan_ = std::make_unique<TableScan>(db.scan(table, columns, place));
   }
   bool next(Row& r) {
-    for (;;) {
-      if (scan_) {
-        if (scan_->step()) {
-          r = decode_(*scan_);
-          return true;
-        }
-        if (!ahead_) return false;
-        scan_.reset();  // this thread's range is done
-      }
-      if (at_ < batch_.size()) {
-        r = batch_[at_++];
-        return true;
-      }
-      const RangeSplit& split = ahead_->split();
-      if (split.width) {
-        if (range_ >= split.ranges()) return false;
-        const int64_t i = range_++;
-        if (split.reader_takes(i)) {
-          scan_ = std::make_unique<TableScan>(db_.scan(table_, columns_, place_, split.range(i)));
-          continue;
-        }
-      }
+    if (scan_) {
+      if (!scan_->step()) return false;
+      r = decode_(*scan_);
+      return true;
+    }
+    if (at_ == batch_.size()) {
       if (!ahead_->next_batch(batch_)) return false;
       at_ = 0;
     }
+    r = batch_[at_++];
+    return true;
   }
 
  private:
-  const Db& db_;
-  std::string table_;
-  std::vector<std::string> columns_;
-  std::string place_;
   typename ScanAhead<Row>::Decode decode_;
   std::unique_ptr<ScanAhead<Row>> ahead_;
   std::unique_ptr<TableScan> scan_;
   std::vector<Row> batch_;
   size_t at_ = 0;
-  int64_t range_ = 0;  // the next range of the split
 };
 
 }  // namespace flamefold::sqlite

@@ -27,9 +27,8 @@ namespace {
 
 using namespace ascend_detail;
 
-// Host tables with at least this many rows are decoded on a second thread, in ranges of rowids.
+// Host tables with at least this many rows are decoded on a second thread.
 constexpr int64_t kScanAheadRows = 50000;
-constexpr int64_t kSplitRows = 32768;
 
 struct Candidate {  // a PYTORCH_API row with a link
   uint64_t id;
@@ -158,10 +157,10 @@ class AscendStream : public AscendTables {
   std::unique_ptr<sqlite::ScanAhead<Row>> ahead_of(bool ahead, int64_t rows, const std::string& table,
                                                    const std::vector<std::string>& columns, const std::string& place,
                                                    typename sqlite::ScanAhead<Row>::Decode decode,
-                                                   std::shared_ptr<sqlite::Gate>& gate, sqlite::RangeSplit split = {}) {
+                                                   std::shared_ptr<sqlite::Gate>& gate) {
     if (!ahead || rows < kScanAheadRows / 4) return nullptr;
     auto next = std::make_shared<sqlite::Gate>();
-    auto a = std::make_unique<sqlite::ScanAhead<Row>>(path_, table, columns, place, std::move(decode), gate, next, split);
+    auto a = std::make_unique<sqlite::ScanAhead<Row>>(path_, table, columns, place, std::move(decode), gate, next);
     gate = next;
     return a;
   }
@@ -169,10 +168,7 @@ class AscendStream : public AscendTables {
   std::unique_ptr<sqlite::RowSource<HostRow>> host_source(const Db& db, const HostPlan& plan, bool ahead,
                                                           std::shared_ptr<sqlite::Gate>& gate) {
     auto decode = [link = plan.link_col, chain = plan.chain_col](const TableScan& t) { return fetch_host_row(t, link, chain); };
-    // Decoding a host row takes longer than placing it: this thread decodes one range in six.
-    sqlite::RangeSplit split;
-    if (plan.split_ok) split = sqlite::RangeSplit{plan.min_rowid, plan.max_rowid, kSplitRows, 6};
-    auto a = ahead_of<HostRow>(ahead, plan.max_rowid, plan.table, plan.columns, plan.place, decode, gate, split);
+    auto a = ahead_of<HostRow>(ahead, plan.max_rowid, plan.table, plan.columns, plan.place, decode, gate);
     return std::make_unique<sqlite::RowSource<HostRow>>(db, plan.table, plan.columns, plan.place, decode, std::move(a));
   }
 

@@ -194,10 +194,6 @@ HostPlan AscendTables::plan_host(const Db& db, const char* table, bool launches)
   plan.link_col = !link.empty();
   plan.chain_col = !callchain.empty();
   plan.max_rowid = std::max<int64_t>(0, db.scalar(std::string("SELECT MAX(rowid) FROM ") + table, plan.place));
-  if (sqlite::find_column(cols, "rowid") < 0 && plan.max_rowid > 0) {
-    plan.min_rowid = db.scalar(std::string("SELECT MIN(rowid) FROM ") + table, plan.place);
-    plan.split_ok = plan.min_rowid >= 1 && plan.max_rowid < (int64_t(1) << 40);
-  }
   return plan;
 }
 

@@ -101,10 +101,6 @@ struct HostPlan {
   bool pytorch = false, link_col = false, chain_col = false;
   int64_t max_rowid = 0;
   int64_t split = -1;  // rowids above it may be read by a second connection; -1 = one scan
-  // The rowids are a plain positive range that can be cut into pieces read by several
-  // connections (a rowid table without a column named rowid).
-  bool split_ok = false;
-  int64_t min_rowid = 0;
 };
 HostRow fetch_host_row(const TableScan& s, bool link_col, bool chain_col);
 
