@@ -50,8 +50,28 @@ class Symbols {
   FrameId frame(StrId name, StrId file = 0, uint32_t line = 0, CategoryId category = 0);
   FrameId frame(std::string_view name, std::string_view file = {}, uint32_t line = 0,
                 CategoryId category = 0) {
-    return frame(strings.intern(name), file.empty() ? 0 : strings.intern(file), line, category);
+    // The file before the name: the order GCC evaluated the two calls in when they were
+    // arguments of one call, so string ids stay as they were.
+    StrId f = file.empty() ? 0 : strings.intern(file);
+    return frame(strings.intern(name), f, line, category);
   }
+  // A frame by its texts: what frame(name, file, line, category(category)) makes.
+  struct FrameText {
+    std::string_view name, file;
+    uint32_t line = 0;
+    std::string_view category;
+    uint64_t name_hash = 0;  // hash_bytes(name) when the caller has it; 0: computed here
+    bool stored = false;     // name and file lie in text `strings` adopted: not copied
+  };
+  // Makes or finds n frames, text_of(i) -> FrameText naming the i-th, into ids[i]: the same
+  // frames, strings and categories, with the same ids, as calling category() and frame() for
+  // each in turn; but the table probes of the next frames are in flight meanwhile (a cache
+  // miss each, which was most of the time of making a million new frames one by one).
+  template <typename TextOf>
+  void frames(size_t n, TextOf&& text_of, FrameId* ids);
+  // Room for this many frames and strings in all, without growing.
+  void reserve(size_t frames, size_t strings);
+
   const Frame& operator[](FrameId id) const { return frames_[id]; }
   std::string_view name(FrameId id) const { return strings[frames_[id].name]; }
   std::string_view file(FrameId id) const { return strings[frames_[id].file]; }
@@ -65,11 +85,54 @@ class Symbols {
  private:
   std::vector<Frame> frames_;
   std::vector<StrId> categories_;
-  std::vector<uint64_t> frame_keys_;  // open addressing over frames_ (index + 1)
-  std::vector<uint32_t> frame_slots_;
+  std::vector<uint64_t> frame_keys_;  // per frame, for growing the table
+  std::vector<uint64_t> frame_slots_;  // the key's top half, id + 1; 0 = empty
   size_t frame_mask_ = 0;
   void grow_frames();
+  void rehash_frames(size_t slots);
+  void prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId category) const;
 };
+
+template <typename TextOf>
+void Symbols::frames(size_t n, TextOf&& text_of, FrameId* ids) {
+  // Three stages, kAhead frames apart: hash the texts and request their string slots; intern
+  // the strings (in order: category, file, name, as one frame() call after another does) and
+  // request the frame slot; make the frame.
+  constexpr size_t kAhead = 8, kRing = 2 * kAhead;
+  struct Pending {
+    FrameText text;
+    uint64_t file_hash;
+    StrId name, file;
+    CategoryId category;
+  } ring[kRing];
+  if (n > 1) reserve(frames_.size() + n, strings.size() + n);  // at least a name each, mostly new
+  for (size_t i = 0; i < n + 2 * kAhead; ++i) {
+    if (i >= 2 * kAhead) {
+      const Pending& p = ring[i % kRing];  // frame i - 2 * kAhead
+      ids[i - 2 * kAhead] = frame(p.name, p.file, p.text.line, p.category);
+    }
+    if (i >= kAhead && i - kAhead < n) {
+      Pending& p = ring[(i - kAhead) % kRing];
+      p.category = category(p.text.category);
+      p.file = p.text.file.empty() ? 0
+               : p.text.stored  ? strings.intern_stored(p.text.file, p.file_hash)
+                                : strings.intern(p.text.file, p.file_hash);
+      p.name = p.text.stored ? strings.intern_stored(p.text.name, p.text.name_hash)
+                             : strings.intern(p.text.name, p.text.name_hash);
+      prefetch_frame(p.name, p.file, p.text.line, p.category);
+    }
+    if (i < n) {
+      Pending& p = ring[i % kRing];
+      p.text = text_of(i);
+      if (!p.text.name_hash) p.text.name_hash = hash_bytes(p.text.name);
+      strings.prefetch(p.text.name_hash);
+      if (!p.text.file.empty()) {
+        p.file_hash = hash_bytes(p.text.file);
+        strings.prefetch(p.file_hash);
+      }
+    }
+  }
+}
 
 struct WeightColumn {
   std::string name;  // "samples", "cpu", "gpu", "npu", "kernels", "calls", ...

@@ -18,7 +18,15 @@ class StringTable {
 
   // Id 0 is always the empty string.
   StrId intern(std::string_view s);
-  StrId intern(std::string_view s, uint64_t hash);  // when the caller already hashed s
+  StrId intern(std::string_view s, uint64_t hash);  // when the caller already hashed s (hash_bytes)
+  // Room for n strings in all without growing (one table instead of a series of doublings).
+  void reserve(size_t n);
+  // Takes over text that intern_stored() may then refer to in place.
+  void adopt(std::unique_ptr<char[]> text);
+  // intern(s, hash) for s inside adopted text: a new string is not copied.
+  StrId intern_stored(std::string_view s, uint64_t hash);
+  // Asks for the table slot intern(s, hash) will read first, ahead of time.
+  void prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
   // Returns the id of s, or UINT32_MAX when s was never interned.
   StrId find(std::string_view s) const;
   std::string_view get(StrId id) const { return views_[id]; }
@@ -28,12 +36,14 @@ class StringTable {
 
  private:
   std::string_view store(std::string_view s);
+  StrId intern(std::string_view s, uint64_t hash, bool copy);
   void grow();
+  void rehash(size_t slots);
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t block_used_ = 0, block_size_ = 0;
   std::vector<std::string_view> views_;
   std::vector<uint64_t> hashes_;
-  std::vector<uint32_t> slots_;  // open addressing: id + 1, 0 = empty
+  std::vector<uint64_t> slots_;  // open addressing: the hash's top half, id + 1; 0 = empty
   size_t mask_ = 0;
 };
 

@@ -3,8 +3,10 @@
 // a profile never depends on the order its samples came in.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "flamefold/hash.h"
@@ -51,7 +53,7 @@ class StackTable {
     size_ = 0;
   }
   size_t size() const { return size_; }
-
+  size_t frames() const { return arena_.size(); }  // over all stacks
 
  private:
   struct Slot {
@@ -112,6 +114,7 @@ class StackList {
     std::vector<Entry>().swap(entries_);
   }
   size_t size() const { return entries_.size(); }
+  size_t frames() const { return arena_.size(); }  // over all stacks
 
  private:
   struct Entry {
@@ -123,22 +126,305 @@ class StackList {
   std::vector<FrameId> arena_;
 };
 
-// Builds the call tree from the distinct stacks: sorted by frame name (then category), then
-// inserted in that order. Nodes and frames are thus numbered in a canonical order, the same
-// whatever order samples came in and however the work was split.
-// `stacks` is a StackTable or a StackList (whose duplicates end up side by side and merge).
-template <typename Stacks>
-void build_profile(const Symbols& all, Stacks& table, Profile& out) {
+// The call tree of the distinct stacks, before it is put in canonical order: nodes are
+// numbered as the stacks create them. Stacks come in any order; each one reuses the nodes of
+// the frames it shares with the stack before it and looks the rest up.
+class Trie {
+ public:
+  // `grouped`: stacks come mostly in tree order (a sorted folded file), so a new frame is
+  // nearly always under a parent created by the same stack or the one before: its siblings
+  // are scanned (an index only for parents with many). Otherwise (stacks in hash or input
+  // order) every level is looked up in a table placed by a hash of the whole prefix, so the
+  // probes of one stack do not wait for each other: their cache misses overlap.
+  explicit Trie(bool grouped, size_t expected_nodes = 0) : grouped_(grouped) {
+    parent.push_back(kNone);
+    frame.push_back(kNone);
+    self.push_back(0);
+    if (grouped_) {
+      first_child_.push_back(kNone);
+      next_sibling_.push_back(kNone);
+    } else {
+      hash_.push_back(0x243f6a8885a308d3ULL);
+      size_t slots = 1024;
+      while (slots < expected_nodes * 2) slots <<= 1;
+      slots_.assign(slots, Slot{});
+      mask_ = slots - 1;
+    }
+  }
+
+  size_t size() const { return parent.size(); }
+
+  // Adds a stack (root first) with its weight: a repeat adds to the same node.
+  void add(const FrameId* f, uint32_t n, double weight) {
+    uint32_t common = 0;
+    while (common < n && common < prev_.size() && f[common] == prev_[common]) ++common;
+    prev_.assign(f, f + n);
+    path_.resize(common);
+    NodeId node = common ? path_[common - 1] : 0;
+    if (grouped_) {
+      bool fresh = false;  // node was made by this stack: it has no other children yet
+      for (uint32_t k = common; k < n; ++k) {
+        node = fresh ? new_node(node, f[k], 0) : scan_child(node, f[k], fresh);
+        path_.push_back(node);
+      }
+    } else {
+      hashes_.resize(n);
+      uint64_t h = hash_[node];
+      for (uint32_t k = common; k < n; ++k) {
+        h = step(h, f[k]);
+        hashes_[k] = h;
+        __builtin_prefetch(&slots_[h & mask_]);
+      }
+      bool fresh = false;
+      for (uint32_t k = common; k < n; ++k) {
+        node = hashed_child(node, f[k], hashes_[k], fresh);
+        path_.push_back(node);
+      }
+    }
+    self[node] += weight;
+  }
+
+  // Adds every stack of `other` (a trie of the same kind), its frames renumbered through
+  // `map`: each node's weight adds to the node of the same path here.
+  void merge(const Trie& other, const std::vector<FrameId>& map) {
+    std::vector<NodeId> here(other.size());
+    here[0] = 0;
+    prev_.clear();  // add()'s shortcut would not know these nodes
+    path_.clear();
+    for (NodeId n = 1; n < other.size(); ++n) {  // parents before children
+      bool fresh = false;
+      NodeId p = here[other.parent[n]];
+      FrameId f = map[other.frame[n]];
+      here[n] = grouped_ ? scan_child(p, f, fresh) : hashed_child(p, f, step(hash_[p], f), fresh);
+    }
+    for (NodeId n = 0; n < other.size(); ++n) self[here[n]] += other.self[n];
+  }
+
+  // Drops what only lookups need; parent, frame and self stay.
+  void finish() {
+    std::vector<FrameId>().swap(prev_);
+    std::vector<NodeId>().swap(path_);
+    std::vector<uint64_t>().swap(hashes_);
+    std::vector<NodeId>().swap(first_child_);
+    std::vector<NodeId>().swap(next_sibling_);
+    std::vector<uint8_t>().swap(wide_);
+    wide_children_ = U64Map(16);
+    std::vector<uint64_t>().swap(hash_);
+    std::vector<Slot>().swap(slots_);
+  }
+
+  std::vector<NodeId> parent;
+  std::vector<FrameId> frame;
+  std::vector<double> self;
+
+ private:
+  static uint64_t step(uint64_t h, FrameId f) { return mix64(h + (uint64_t(f) + 1) * 0x9e3779b97f4a7c15ULL); }
+
+  NodeId new_node(NodeId p, FrameId f, uint64_t h) {
+    NodeId n = static_cast<NodeId>(parent.size());
+    parent.push_back(p);
+    frame.push_back(f);
+    self.push_back(0);
+    if (grouped_) {
+      first_child_.push_back(kNone);
+      next_sibling_.push_back(first_child_[p]);
+      first_child_[p] = n;
+      if (p < wide_.size() && wide_[p]) wide_children_.set(uint64_t(p) << 32 | f, n);
+    } else {
+      hash_.push_back(h);
+    }
+    return n;
+  }
+
+  NodeId scan_child(NodeId p, FrameId f, bool& fresh) {
+    if (p < wide_.size() && wide_[p]) {
+      NodeId c = wide_children_.find(uint64_t(p) << 32 | f);
+      if (c != U64Map::kMissing) return c;
+    } else {
+      int seen = 0;
+      for (NodeId c = first_child_[p]; c != kNone; c = next_sibling_[c], ++seen)
+        if (frame[c] == f) return c;
+      if (seen >= kScanChildren) {  // index this parent's children from now on
+        if (wide_.size() <= p) wide_.resize(parent.size(), 0);
+        wide_[p] = 1;
+        for (NodeId c = first_child_[p]; c != kNone; c = next_sibling_[c]) wide_children_.set(uint64_t(p) << 32 | frame[c], c);
+      }
+    }
+    fresh = true;
+    return new_node(p, f, 0);
+  }
+
+  // The child of p with frame f, whose prefix hashes to h; made when absent (`fresh` then, and
+  // deeper levels of the stack skip the comparisons: nothing can be under a new node yet).
+  NodeId hashed_child(NodeId p, FrameId f, uint64_t h, bool& fresh) {
+    size_t i = h & mask_;
+    if (!fresh)
+      for (; slots_[i].node; i = (i + 1) & mask_)
+        if (slots_[i].parent == p && slots_[i].frame == f) return slots_[i].node;
+    fresh = true;
+    if ((parent.size() + 1) * 10 > slots_.size() * 7) {
+      grow();
+      i = h & mask_;
+    }
+    while (slots_[i].node) i = (i + 1) & mask_;
+    NodeId n = new_node(p, f, h);
+    slots_[i] = Slot{p, f, n};
+    return n;
+  }
+
+  void grow() {
+    std::vector<Slot>(slots_.size() * 2).swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (NodeId n = 1; n < parent.size(); ++n) {
+      size_t i = hash_[n] & mask_;
+      while (slots_[i].node) i = (i + 1) & mask_;
+      slots_[i] = Slot{parent[n], frame[n], n};
+    }
+  }
+
+  static constexpr int kScanChildren = 8;
+  struct Slot {
+    NodeId parent = 0;
+    FrameId frame = 0;
+    NodeId node = 0;  // 0: empty (the root is nobody's child)
+  };
+  bool grouped_;
+  std::vector<FrameId> prev_;
+  std::vector<NodeId> path_;
+  std::vector<uint64_t> hashes_;
+  // grouped: sibling lists, and an index of the children of wide parents
+  std::vector<NodeId> first_child_, next_sibling_;
+  std::vector<uint8_t> wide_;
+  U64Map wide_children_{64};
+  // hashed: per node the hash of its prefix, and the table
+  std::vector<uint64_t> hash_;
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+// Frames as a reader's Symbols table holds them.
+class SymbolFrames {
+ public:
+  explicit SymbolFrames(const Symbols& s) : s_(s) {}
+  size_t size() const { return s_.frame_count(); }
+  // Sibling order: name, then category, then file and line.
+  bool less(FrameId a, FrameId b) const {
+    const Frame &x = s_[a], &y = s_[b];
+    if (x.name != y.name) return s_.strings[x.name] < s_.strings[y.name];
+    if (x.category != y.category) return s_.category_name(x.category) < s_.category_name(y.category);
+    if (x.file != y.file) return s_.strings[x.file] < s_.strings[y.file];
+    return x.line < y.line;
+  }
+  Symbols::FrameText text(FrameId f) const {
+    const Frame& fr = s_[f];
+    return Symbols::FrameText{s_.strings[fr.name], s_.strings[fr.file], fr.line, s_.category_name(fr.category)};
+  }
+
+ private:
+  const Symbols& s_;
+};
+
+// Writes the call tree of `trie` (a Trie, or a reader's own with the same parent, frame and self
+// arrays and finish()) into `out` (a new profile) in canonical order, the same
+// whatever order the stacks came in and however the work was split: children by (name,
+// category, file, line), nodes numbered depth first, frames (and their strings) numbered where
+// that walk first meets them. `frames` (SymbolFrames or a reader's own) names the frame ids the
+// trie holds. Only siblings are ordered by name: sorting every frame by name first (as this
+// once did) was half the time of reading a million distinct frames.
+// Makes out's frames for the frames the tree's nodes hold, numbered in the order `met` lists
+// them (where the depth-first walk first meets them), and renumbers nodes [first_node, ...) from
+// those numbers to the frames made.
+template <typename Frames>
+void make_frames(const Frames& frames, const std::vector<FrameId>& met, Profile& out, size_t first_node) {
+  std::vector<FrameId> ids(met.size());
+  out.symbols.frames(met.size(), [&](size_t i) { return frames.text(met[i]); }, ids.data());
+  bool same = true;  // a frame per distinct frame of the stacks, numbered as met: nothing to renumber
+  for (size_t i = 0; i < ids.size() && same; ++i) same = ids[i] == i;
+  if (!same)
+    for (size_t i = first_node; i < out.node_count(); ++i) out.frame[i] = ids[out.frame[i]];
+}
+
+template <typename Frames, typename Tree>
+void write_profile(const Frames& frames, Tree& trie, Profile& out) {
   const bool fresh = out.node_count() == 1;  // no children yet: append_new_child() is safe
   int column = out.add_column("samples", "samples");
-  // Rank of each frame in (name, category) order: stacks then sort as integer sequences.
-  std::vector<FrameId> by_name(all.frame_count());
+  trie.finish();
+  const size_t n = trie.size();
+
+  // Children of every node (CSR), each run sorted by frame: counting sort by parent, then a
+  // sort of each sibling run.
+  std::vector<uint32_t> start(n + 1, 0);
+  for (size_t i = 1; i < n; ++i) ++start[trie.parent[i]];
+  for (size_t i = 1; i <= n; ++i) start[i] += start[i - 1];
+  std::vector<NodeId> children(n ? n - 1 : 0);
+  for (size_t i = n; i-- > 1;) children[--start[trie.parent[i]]] = static_cast<NodeId>(i);
+  start[n] = static_cast<uint32_t>(children.size());
+  for (size_t p = 0; p < n; ++p)
+    if (start[p + 1] - start[p] > 1)
+      std::sort(children.begin() + start[p], children.begin() + start[p + 1],
+                [&](NodeId a, NodeId b) { return frames.less(trie.frame[a], trie.frame[b]); });
+
+  // Depth-first, writing the profile: exactly n nodes (no doubling slack). Frames are numbered
+  // where the walk first meets them, and made in out.symbols in that order afterwards, all at
+  // once (Symbols::frames keeps several table probes in flight).
+  out.parent.reserve(out.node_count() + n);
+  out.frame.reserve(out.node_count() + n);
+  out.first_child.reserve(out.node_count() + n);
+  out.next_sibling.reserve(out.node_count() + n);
+  for (WeightColumn& c : out.columns) c.self.reserve(out.node_count() + n);
+  std::vector<FrameId> out_frame(frames.size(), kNone);
+  std::vector<FrameId> met;  // frames in the order the walk meets them
+  auto frame_of = [&](FrameId f) {
+    if (out_frame[f] == kNone) {
+      if (fresh) {
+        out_frame[f] = static_cast<FrameId>(met.size());
+        met.push_back(f);
+      } else {  // a profile with frames already: make each as it comes, child() needs them
+        out.symbols.frames(1, [&](size_t) { return frames.text(f); }, &out_frame[f]);
+      }
+    }
+    return out_frame[f];
+  };
+  struct Todo {
+    NodeId node, out_parent;
+  };
+  std::vector<Todo> todo;
+  auto push_children = [&](NodeId v, NodeId out_v) {
+    for (uint32_t k = start[v + 1]; k > start[v]; --k) todo.push_back(Todo{children[k - 1], out_v});
+  };
+  const NodeId first_new = static_cast<NodeId>(out.node_count());
+  out.add(0, column, trie.self[0]);
+  push_children(0, 0);
+  while (!todo.empty()) {
+    Todo t = todo.back();
+    todo.pop_back();
+    FrameId f = frame_of(trie.frame[t.node]);
+    NodeId o = fresh ? out.append_new_child(t.out_parent, f) : out.child(t.out_parent, f);
+    out.add(o, column, trie.self[t.node]);
+    push_children(t.node, o);
+  }
+  if (!fresh) return;
+  // The tree is written: its memory serves the frame and string tables instead.
+  std::vector<NodeId>().swap(trie.parent);
+  std::vector<FrameId>().swap(trie.frame);
+  std::vector<double>().swap(trie.self);
+  std::vector<NodeId>().swap(children);
+  std::vector<uint32_t>().swap(start);
+  std::vector<FrameId>().swap(out_frame);
+  make_frames(frames, met, out, first_new);
+}
+
+// The tree of a StackList (stacks in the order a sorted folded file has them) with few distinct
+// frames: every frame ranked by name (cheap when they are few), stacks ordered as sequences of
+// ranks, which they mostly are already (byte order differs from name order only where a name is
+// a prefix of another: "f1;" sorts before "f;"), so only their ascending runs are merged; then
+// each node appended in canonical order, past the prefix shared with the stack before it.
+template <typename Frames>
+void build_from_ranks(const Frames& frames, StackList& list, Profile& out) {
+  int column = out.add_column("samples", "samples");
+  std::vector<FrameId> by_name(frames.size());
   for (FrameId f = 0; f < by_name.size(); ++f) by_name[f] = f;
-  std::sort(by_name.begin(), by_name.end(), [&](FrameId a, FrameId b) {
-    std::string_view na = all.name(a), nb = all.name(b);
-    if (na != nb) return na < nb;
-    return all.category_name(all[a].category) < all.category_name(all[b].category);
-  });
+  std::sort(by_name.begin(), by_name.end(), [&](FrameId a, FrameId b) { return frames.less(a, b); });
   std::vector<uint32_t> rank(by_name.size());
   for (uint32_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
 
@@ -148,21 +434,18 @@ void build_profile(const Symbols& all, Stacks& table, Profile& out) {
     double weight;
   };
   std::vector<Stack> stacks;
-  stacks.reserve(table.size());
-  table.rewrite([&](FrameId* f, uint32_t n, double weight) {
+  stacks.reserve(list.size());
+  list.rewrite([&](FrameId* f, uint32_t n, double weight) {
     for (uint32_t k = 0; k < n; ++k) f[k] = rank[f[k]];
     stacks.push_back({f, n, weight});
   });
   auto by_ranks = [](const Stack& a, const Stack& b) {
     return std::lexicographical_compare(a.ranks, a.ranks + a.n, b.ranks, b.ranks + b.n);
   };
-  // Folded files are usually sorted already: in first-seen order (the arena's order) the
-  // stacks often need no lexicographic sort, which is far dearer than ordering by address.
+  // In first-seen order (the arena's), merge the ascending runs bottom-up: n log(runs)
+  // comparisons. Equal stacks (repeats) end up side by side in the order they came.
   auto by_address = [](const Stack& a, const Stack& b) { return a.ranks < b.ranks; };
   if (!std::is_sorted(stacks.begin(), stacks.end(), by_address)) std::sort(stacks.begin(), stacks.end(), by_address);
-  // Where they are not (byte order puts "f::g;" before "f;"), merge the ascending runs
-  // bottom-up: n log(runs) comparisons instead of n log n. Equal stacks (a StackList's
-  // repeats) end up side by side whatever their order, and add up in the same node.
   std::vector<size_t> runs{0};
   for (size_t i = 1; i < stacks.size(); ++i)
     if (by_ranks(stacks[i], stacks[i - 1])) runs.push_back(i);
@@ -192,8 +475,8 @@ void build_profile(const Symbols& all, Stacks& table, Profile& out) {
   out.next_sibling.reserve(nodes);
   out.columns[column].self.reserve(nodes);
 
-  // Insert in order, reusing the path shared with the previous stack.
-  std::vector<FrameId> out_frame(by_name.size(), kNone);
+  // Insert in order, reusing the path shared with the previous stack: past it every node is new.
+  std::vector<FrameId> out_frame(by_name.size(), kNone), met;
   std::vector<NodeId> path;
   const Stack* prev = nullptr;
   for (const Stack& st : stacks) {
@@ -205,17 +488,37 @@ void build_profile(const Symbols& all, Stacks& table, Profile& out) {
     for (uint32_t k = common; k < st.n; ++k) {
       uint32_t r = st.ranks[k];
       if (out_frame[r] == kNone) {
-        const Frame& fr = all[by_name[r]];
-        out_frame[r] = out.symbols.frame(all.strings[fr.name], all.strings[fr.file], fr.line,
-                                         out.symbols.category(all.category_name(fr.category)));
+        out_frame[r] = static_cast<FrameId>(met.size());
+        met.push_back(by_name[r]);
       }
-      // Sorted distinct stacks: past the prefix shared with the previous stack every node is new.
-      n = fresh ? out.append_new_child(n, out_frame[r]) : out.child(n, out_frame[r]);
+      n = out.append_new_child(n, out_frame[r]);
       path.push_back(n);
     }
     out.add(n, column, st.weight);
     prev = &st;
   }
+  list = StackList();
+  make_frames(frames, met, out, 1);
+}
+
+// The call tree of distinct stacks (a StackTable, or a StackList whose repeats add up in one
+// node in the order they came) in canonical order: see write_profile.
+template <typename Frames, typename Stacks>
+void build_profile(const Frames& frames, Stacks& stacks, Profile& out) {
+  constexpr bool grouped = std::is_same_v<Stacks, StackList>;
+  if constexpr (grouped) {
+    // Few distinct frames for the stacks' length (a sorted file of a real program): ranking
+    // them all costs less than ordering siblings afterwards.
+    const size_t f = frames.size();
+    if (out.node_count() == 1 && f * (std::bit_width(f) + 1) <= stacks.frames()) {
+      build_from_ranks(frames, stacks, out);
+      return;
+    }
+  }
+  Trie trie(grouped, grouped ? 0 : std::min(stacks.frames(), stacks.size() * 8));
+  stacks.rewrite([&](FrameId* f, uint32_t n, double weight) { trie.add(f, n, weight); });
+  stacks = Stacks();
+  write_profile(frames, trie, out);
 }
 
 }  // namespace flamefold::stack_table
