@@ -1,5 +1,9 @@
 #include "flamefold/profile.h"
 
+#include <atomic>
+#include <exception>
+#include <thread>
+
 namespace flamefold {
 
 bool category::is_group(std::string_view c) {
@@ -41,7 +45,23 @@ void Symbols::rehash_frames(size_t slots) {
   }
 }
 
+void Symbols::index_appended_frames() {
+  for (FrameId id = static_cast<FrameId>(frame_keys_.size()); id < frames_.size(); ++id) {
+    const Frame& f = frames_[id];
+    const uint64_t key = frame_key(f.name, f.file, f.line, f.category);
+    frame_keys_.push_back(key);
+    if (frame_keys_.size() * 2 > frame_slots_.size()) {
+      grow_frames();
+      continue;  // placed it
+    }
+    size_t i = key & frame_mask_;
+    while (frame_slots_[i]) i = (i + 1) & frame_mask_;
+    frame_slots_[i] = frame_slot(id, key);
+  }
+}
+
 FrameId Symbols::frame(StrId name, StrId file, uint32_t line, CategoryId cat) {
+  if (frame_keys_.size() < frames_.size()) index_appended_frames();
   uint64_t key = frame_key(name, file, line, cat);
   size_t i = key & frame_mask_;
   while (uint64_t slot = frame_slots_[i]) {
@@ -64,7 +84,48 @@ void Symbols::prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId c
   __builtin_prefetch(&frame_slots_[frame_key(name, file, line, cat) & frame_mask_]);
 }
 
+void Symbols::in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,
+                            const std::function<void(size_t)>& second) {
+  if (!threaded) {
+    for (size_t b = 0; b < blocks; ++b) {
+      first(b);
+      second(b);
+    }
+    return;
+  }
+  std::atomic<size_t> firsts{0}, seconds{0};  // blocks done by each
+  std::exception_ptr failure;
+  std::thread t([&] {
+    try {
+      for (size_t b = 0; b < blocks; ++b) {
+        for (size_t s = seconds.load(); b >= s + ahead; s = seconds.load()) seconds.wait(s);
+        first(b);
+        firsts.store(b + 1);
+        firsts.notify_one();
+      }
+    } catch (...) {
+      failure = std::current_exception();
+      firsts.store(SIZE_MAX);  // wakes the other side, which then stops
+      firsts.notify_one();
+    }
+  });
+  for (size_t b = 0; b < blocks; ++b) {
+    size_t f = firsts.load();
+    while (f <= b) {
+      firsts.wait(f);
+      f = firsts.load();
+    }
+    if (f == SIZE_MAX) break;
+    second(b);
+    seconds.store(b + 1);
+    seconds.notify_one();
+  }
+  t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 CategoryId Symbols::category(std::string_view name) {
+  if (name.empty()) return 0;  // interned by the constructor
   StrId s = strings.intern(name);
   for (size_t i = 0; i < categories_.size(); ++i)
     if (categories_[i] == s) return static_cast<CategoryId>(i);

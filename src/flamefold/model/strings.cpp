@@ -52,9 +52,9 @@ void StringTable::reserve(size_t n) {
   if (slots != slots_.size()) rehash(slots);
 }
 
-void StringTable::grow() { rehash(slots_.size() * 2); }
+void StringTable::grow() const { rehash(slots_.size() * 2); }
 
-void StringTable::rehash(size_t slots) {
+void StringTable::rehash(size_t slots) const {
   std::vector<uint64_t>(slots, 0).swap(slots_);
   mask_ = slots_.size() - 1;
   for (StrId id = 0; id < hashes_.size(); ++id) {
@@ -74,7 +74,24 @@ void StringTable::adopt(std::unique_ptr<char[]> text) {
   blocks_.insert(blocks_.begin(), std::move(text));  // keep the block being filled last
 }
 
+void StringTable::adopt(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
+
+void StringTable::index_appended() const {
+  for (StrId id = static_cast<StrId>(hashes_.size()); id < views_.size(); ++id) {
+    const uint64_t h = hash_bytes(views_[id]);
+    hashes_.push_back(h);
+    if (hashes_.size() * 2 > slots_.size()) {
+      grow();
+      continue;  // placed it
+    }
+    size_t i = h & mask_;
+    while (slots_[i]) i = (i + 1) & mask_;
+    slots_[i] = slot_of(id, h);
+  }
+}
+
 StrId StringTable::intern(std::string_view s, uint64_t h, bool copy) {
+  catch_up();
   size_t i = h & mask_;
   while (uint64_t slot = slots_[i]) {
     if (same_hash(slot, h) && views_[id_of(slot)] == s) return id_of(slot);
@@ -89,6 +106,7 @@ StrId StringTable::intern(std::string_view s, uint64_t h, bool copy) {
 }
 
 StrId StringTable::find(std::string_view s) const {
+  catch_up();
   uint64_t h = hash_bytes(s);
   size_t i = h & mask_;
   while (uint64_t slot = slots_[i]) {

@@ -102,32 +102,45 @@ std::string_view trim_end(std::string_view line) {
 // one to one, so nothing is interned by name until the profile is built, once per frame.
 class FrameTable {
  public:
-  FrameTable() { slots_.assign(1024, Slot{}); }
+  // `in_place`: text that stays readable while the table and its texts are in use (a mapped
+  // input); frame texts inside it are not copied.
+  explicit FrameTable(std::string_view in_place = {}) : in_place_(in_place) {
+    slots_.assign(1024, Slot{});
+    const size_t block = size_t(1) << kBlockBits;
+    for (size_t k = 0; k * block < in_place.size(); ++k) blocks_.push_back(in_place.data() + k * block);
+    used_ = block;  // copies start a block of their own
+  }
 
   // The frame with this text (hash h, from hash_of), or kNone.
   FrameId find(std::string_view text, uint64_t h, bool thread) const {
-    const uint64_t key = tag(h, thread);
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
     for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
       const Slot& s = slots_[i];
       if (!s.frame_plus_one) return kNone;
-      if ((s.begin_tag & kKeyBits) == key && s.len == text.size() &&
-          std::memcmp(at(s.begin_tag & kBeginBits), text.data(), text.size()) == 0)
-        return s.frame_plus_one - 1;
+      if (s.tag == tag) {
+        FrameId f = s.frame_plus_one - 1;
+        if (thread == this->thread(f) && text == this->text(f)) return f;
+      }
     }
   }
+  // Lookups in three steps ahead of find(): the home slot, the entry it holds, that entry's text
+  // (hints only: they may be another frame's, or none).
   void prefetch_slot(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
-  // The text of the entry in h's home slot (a hint only: it may be another entry's, or none).
+  void prefetch_entry(uint64_t h) const {
+    const Slot& s = slots_[h & (slots_.size() - 1)];
+    if (s.frame_plus_one) __builtin_prefetch(&frames_[s.frame_plus_one - 1]);
+  }
   void prefetch_text(uint64_t h) const {
     const Slot& s = slots_[h & (slots_.size() - 1)];
-    if (s.frame_plus_one) __builtin_prefetch(at(s.begin_tag & kBeginBits));
+    if (s.frame_plus_one) __builtin_prefetch(at(frames_[s.frame_plus_one - 1].place & kBeginBits));
   }
   // Adds a text find() did not find.
   FrameId insert(std::string_view text, uint64_t h, bool thread) {
-    if (text.size() > INT32_MAX) throw std::length_error("a frame longer than 2 GB");
     if ((frames_.size() + 1) * 2 > slots_.size()) grow();
     FrameId f = static_cast<FrameId>(frames_.size());
-    uint64_t begin = store(text);
-    frames_.push_back(Entry{h, begin | (thread ? kThreadBit : 0), static_cast<uint32_t>(text.size())});
+    uint64_t begin = inside(text) ? static_cast<uint64_t>(text.data() - in_place_.data()) : store(text);
+    uint64_t len = std::min<uint64_t>(text.size(), kLongLen);
+    frames_.push_back(Entry{h, begin | (thread ? kThreadBit : 0) | len << kLenShift});
     place(f);
     return f;
   }
@@ -142,14 +155,19 @@ class FrameTable {
 
   size_t size() const { return frames_.size(); }
   std::string_view text(FrameId f) const {
-    return std::string_view(at(frames_[f].begin_tag & kBeginBits), frames_[f].len);
+    const uint64_t p = frames_[f].place;
+    const char* t = at(p & kBeginBits);
+    uint64_t len = p >> kLenShift;
+    if (len == kLongLen) std::memcpy(&len, t - 8, 8);  // a long text has its length before it
+    return std::string_view(t, len);
   }
-  bool thread(FrameId f) const { return frames_[f].begin_tag & kThreadBit; }
+  bool thread(FrameId f) const { return frames_[f].place & kThreadBit; }
+  void prefetch(FrameId f) const { __builtin_prefetch(&frames_[f]); }
   uint64_t hash(FrameId f) const { return frames_[f].hash; }
   // Where the text of f is (for at()), with the thread bit.
-  uint64_t place_of(FrameId f) const { return frames_[f].begin_tag; }
+  uint64_t place_of(FrameId f) const { return frames_[f].place & (kBeginBits | kThreadBit); }
   const char* at(uint64_t offset) const {
-    return blocks_[offset >> kBlockBits].base + (offset & ((uint64_t(1) << kBlockBits) - 1));
+    return blocks_[offset >> kBlockBits] + (offset & ((uint64_t(1) << kBlockBits) - 1));
   }
   static constexpr uint64_t kBeginBits = (uint64_t(1) << 39) - 1;  // 512 GB of frame text
   static constexpr uint64_t kThreadBit = uint64_t(1) << 39;
@@ -160,58 +178,65 @@ class FrameTable {
   }
 
  private:
+  static constexpr int kLenShift = 40;
+  static constexpr uint64_t kLongLen = (uint64_t(1) << 24) - 1;  // texts this long and longer
   // Texts live in blocks that never move, addressed by one running offset: block k holds the
   // offsets [k << kBlockBits, (k + 1) << kBlockBits); a text longer than a block gets a block of
   // its own spanning as many of them.
   static constexpr int kBlockBits = 20;
-  static constexpr uint64_t kKeyBits = ~kBeginBits;  // the thread bit and a 24-bit hash tag
-  static uint64_t tag(uint64_t h, bool thread) { return (h & ~(kBeginBits | kThreadBit)) | (thread ? kThreadBit : 0); }
 
   struct Slot {
-    uint64_t begin_tag = 0;  // text offset | thread bit | the hash's top 24 bits
-    uint32_t len = 0;
+    uint32_t tag = 0;  // the hash's top half
     uint32_t frame_plus_one = 0;  // 0 = empty
   };
   struct Entry {
     uint64_t hash;
-    uint64_t begin_tag;
-    uint32_t len;
+    uint64_t place;  // text offset | thread bit | length (kLongLen: the 8 bytes before the text)
   };
 
+  bool inside(std::string_view text) const {
+    return text.size() < kLongLen && text.data() >= in_place_.data() &&
+           text.data() + text.size() <= in_place_.data() + in_place_.size();
+  }
   uint64_t store(std::string_view text) {
     const size_t block = size_t(1) << kBlockBits;
-    if (blocks_.empty() || used_ + text.size() > block) {
-      size_t spans = text.size() <= block ? 1 : (text.size() + block - 1) / block;
+    const size_t head = text.size() >= kLongLen ? 8 : 0;
+    const size_t need = head + text.size();
+    if (blocks_.empty() || used_ + need > block) {
+      size_t spans = need <= block ? 1 : (need + block - 1) / block;
       storage_.emplace_back(new char[spans * block]);  // not zeroed: pages are touched as texts arrive
-      for (size_t k = 0; k < spans; ++k) blocks_.push_back(Block{storage_.back().get() + k * block});
+      for (size_t k = 0; k < spans; ++k) blocks_.push_back(storage_.back().get() + k * block);
       used_ = 0;
       if ((blocks_.size() << kBlockBits) > kBeginBits) throw std::length_error("over 512 GB of frame names");
     }
     uint64_t begin = ((blocks_.size() - 1) << kBlockBits) + used_;
-    if (text.size() > block) begin = (blocks_.size() - (text.size() + block - 1) / block) << kBlockBits;
-    std::memcpy(const_cast<char*>(at(begin)), text.data(), text.size());
-    used_ = text.size() > block ? block : used_ + text.size();  // a big text fills its blocks
-    return begin;
+    if (need > block) begin = (blocks_.size() - (need + block - 1) / block) << kBlockBits;
+    char* to = const_cast<char*>(at(begin));
+    if (head) {
+      uint64_t len = text.size();
+      std::memcpy(to, &len, 8);
+    }
+    std::memcpy(to + head, text.data(), text.size());
+    used_ = need > block ? block : used_ + need;  // a big text fills its blocks
+    return begin + head;
   }
   void place(FrameId f) {
-    const Entry& e = frames_[f];
-    size_t i = e.hash & (slots_.size() - 1);
+    const uint64_t h = frames_[f].hash;
+    size_t i = h & (slots_.size() - 1);
     while (slots_[i].frame_plus_one) i = (i + 1) & (slots_.size() - 1);
-    slots_[i] = Slot{e.begin_tag | (e.hash & ~(kBeginBits | kThreadBit)), e.len, f + 1};
+    slots_[i] = Slot{static_cast<uint32_t>(h >> 32), f + 1};
   }
   void grow() {
     std::vector<Slot>(slots_.size() * 2).swap(slots_);
     for (FrameId f = 0; f < frames_.size(); ++f) place(f);
   }
 
-  struct Block {
-    const char* base;
-  };
   std::vector<Slot> slots_;
   std::vector<Entry> frames_;
   std::vector<std::unique_ptr<char[]>> storage_;
-  std::vector<Block> blocks_;
+  std::vector<const char*> blocks_;
   size_t used_ = 0;  // bytes used in the last block
+  std::string_view in_place_;
 };
 
 // A reader's frames as the tree builder sees them (stack_table::build_profile): the frame each
@@ -224,6 +249,10 @@ class FoldedFrames {
     for (FrameId f = 0; f < t_.size(); ++f) parts_[f] = split(t_.text(f), t_.thread(f));
   }
   size_t size() const { return t_.size(); }
+  // Whether the profile's frames can be appended without lookups (Symbols::append_distinct):
+  // outside CPython's dialect a frame is its text, so distinct frames have distinct names, and
+  // no file and no category.
+  bool distinct_names() const { return parts_.empty(); }
   // Sibling order: name, then category ("" before "thread"), then file and line.
   bool less(FrameId a, FrameId b) const {
     if (parts_.empty()) {
@@ -237,6 +266,10 @@ class FoldedFrames {
     if (t_.thread(a) != t_.thread(b)) return t_.thread(b);
     c = ta.substr(0, x.file_len).compare(tb.substr(0, y.file_len));
     return c ? c < 0 : x.line < y.line;
+  }
+  void prefetch(FrameId f) const {
+    t_.prefetch(f);
+    if (!parts_.empty()) __builtin_prefetch(&parts_[f]);
   }
   Symbols::FrameText text(FrameId f) const {
     std::string_view category = t_.thread(f) ? category::kThread : category::kNone;
@@ -420,7 +453,7 @@ class FoldedReader {
     if (sorted_)
       stack_table::build_profile(frames, list_, p);
     else
-      stack_table::write_profile(frames, trie_, p);
+      stack_table::write_tree(frames, trie_, p);
   }
 
   uint64_t stacks() const { return cut_.stacks; }
@@ -445,11 +478,12 @@ class FoldedReader {
     // stacks are only listed; a line out of order moves them into a call tree, which each
     // line then goes into straight away.
     if (sorted_ && cut_.out_of_order) use_trie();
-    // The new frames: request their table slots first, then the texts those slots point at,
-    // then look them up: the lookups overlap their cache misses instead of queueing them.
+    // The new frames: request their table slots first, then the entries and texts those slots
+    // lead to, then look them up: the lookups overlap their cache misses instead of queueing them.
     frames_of_line_.resize(cut_.keep);
     std::string_view text = cut_.frames();
     for (const LineCutter::Fresh& f : cut_.fresh()) frames_.prefetch_slot(f.hash);
+    for (const LineCutter::Fresh& f : cut_.fresh()) frames_.prefetch_entry(f.hash);
     for (const LineCutter::Fresh& f : cut_.fresh()) frames_.prefetch_text(f.hash);
     for (const LineCutter::Fresh& f : cut_.fresh()) {
       std::string_view t = text.substr(f.begin, f.end - f.begin);
@@ -549,10 +583,11 @@ class NodeTable {
   }
 
   // A job's lines (cut from `text`). Every lookup's slot is known from the cut (the prefix
-  // hashes): slots are requested kAhead frames ahead, across lines, and the texts they point
-  // at half as far ahead, so about that many cache misses are in flight at any time.
+  // hashes): slots are requested kAhead frames ahead, across lines, and half as far ahead
+  // what they lead to (the text a slot points at; for an empty slot, a new node, the frame
+  // table's slot), so about that many cache misses are in flight at any time.
   void add(const CutJob& job, std::string_view text) {
-    constexpr size_t kAhead = 16;
+    constexpr size_t kAhead = 32;
     const CutJob::Frame* fr = job.frames.data();
     const size_t n = job.frames.size();
     for (size_t i = 0; i < n && i < kAhead; ++i) __builtin_prefetch(&slots_[fr[i].prefix & mask()]);
@@ -565,8 +600,12 @@ class NodeTable {
       for (uint32_t k = 0; k < l.fresh; ++k, ++i) {
         if (i + kAhead < n) __builtin_prefetch(&slots_[fr[i + kAhead].prefix & mask()]);
         if (i + kAhead / 2 < n) {
-          const Slot& s = slots_[fr[i + kAhead / 2].prefix & mask()];
-          if (s.node) __builtin_prefetch(frames_.at(s.begin_tag & FrameTable::kBeginBits));
+          const CutJob::Frame& later = fr[i + kAhead / 2];
+          const Slot& s = slots_[later.prefix & mask()];
+          if (s.node)
+            __builtin_prefetch(frames_.at(s.begin_tag & FrameTable::kBeginBits));
+          else
+            frames_.prefetch_slot(later.hash);
         }
         node = child(node, fr[i], text, fresh);
         path_.push_back(node);
@@ -771,8 +810,28 @@ ReadCounts read_sorted(TextSource& src, Progress& progress, unsigned workers, bo
 // in input order. With threads, the reading thread cuts jobs ahead while another thread builds
 // the tree, which cuts the next job itself when it would otherwise wait for it: the result is
 // the same as on one thread.
-ReadCounts read_unsorted(TextSource& src, Progress& progress, bool threads, bool cpython, Profile& p) {
-  FrameTable frames;
+ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool threads, bool cpython, Profile& p) {
+  // A plain file is mapped: jobs are pieces of the mapping, and frame texts stay where they are
+  // (the profile keeps the mapping), instead of copies of both in memory of our own.
+  std::string_view mapped;
+  if (src.encoding() == TextEncoding::Utf8 && input.maps_whole()) {
+    mapped = input.whole();
+    if (mapped.substr(0, 3) == "\xEF\xBB\xBF") mapped.remove_prefix(3);  // a UTF-8 byte-order mark
+  }
+  size_t mapped_at = 0;
+  // The next piece of input: about Input::kChunk of whole lines.
+  auto next = [&](std::string_view& chunk) {
+    if (mapped.empty()) return src.next(chunk);
+    if (mapped_at == mapped.size()) return false;
+    size_t end = std::min(mapped.size(), mapped_at + Input::kChunk);
+    const void* nl = end < mapped.size() ? std::memchr(mapped.data() + end, '\n', mapped.size() - end) : nullptr;
+    end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - mapped.data()) + 1 : mapped.size();
+    chunk = mapped.substr(mapped_at, end - mapped_at);
+    mapped_at = end;
+    return true;
+  };
+  auto consumed = [&] { return mapped.empty() ? src.consumed() : mapped_at; };
+  FrameTable frames(mapped);
   NodeTable tree(frames);
   ReadCounts counts;
   std::vector<JobLines> jobs;
@@ -785,19 +844,20 @@ ReadCounts read_unsorted(TextSource& src, Progress& progress, bool threads, bool
   if (!threads) {
     CutJob cut;
     std::string_view chunk;
-    while (src.next(chunk)) {
+    while (next(chunk)) {
       cut.cut(chunk, cpython);
       tree.add(cut, chunk);
       done(cut);
-      progress.update(src.consumed());
+      progress.update(consumed());
     }
   } else {
     struct Job {
-      std::string text;
+      std::string_view text;  // in the mapping, or in `copy`
+      std::string copy;
       CutJob cut;
       int state = 0;  // 0 read, 1 being cut, 2 cut (under mu)
     };
-    constexpr int kJobs = 4;
+    constexpr int kJobs = 3;  // one being read, one being cut, one in the tree
     std::vector<std::unique_ptr<Job>> pool;
     std::deque<Job*> free_jobs, queue;  // queue: read, in input order, not yet in the tree
     for (int i = 0; i < kJobs; ++i) {
@@ -871,9 +931,13 @@ ReadCounts read_unsorted(TextSource& src, Progress& progress, bool threads, bool
         Job* j = free_jobs.front();
         free_jobs.pop_front();
         lock.unlock();
-        bool more = src.next(chunk);
-        if (more) j->text.assign(chunk);
-        progress.update(src.consumed());
+        bool more = next(chunk);
+        if (more && mapped.empty()) {
+          j->copy.assign(chunk);  // valid until the next chunk only
+          chunk = j->copy;
+        }
+        j->text = chunk;
+        progress.update(consumed());
         lock.lock();
         if (!more) {
           free_jobs.push_back(j);
@@ -899,8 +963,9 @@ ReadCounts read_unsorted(TextSource& src, Progress& progress, bool threads, bool
   counts.first_bad = first_bad_line(jobs);
   frames.drop_index();
   frames.give_texts(p.symbols.strings);  // the profile's names are these texts (or parts of them)
+  if (!mapped.empty()) p.symbols.strings.adopt(input.keep_whole());
   FoldedFrames names(frames, cpython);
-  stack_table::write_profile(names, tree, p);
+  stack_table::write_tree(names, tree, p);
   return counts;
 }
 
@@ -926,7 +991,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   // and listed stacks merge cheaply. Unsorted input (samplers' output) goes into one tree as it
   // comes: merging per-worker tables of many distinct frames cost what the second thread saved.
   ReadCounts counts = head_is_sorted(input.head()) ? read_sorted(src, progress, workers, cpython, p)
-                                                   : read_unsorted(src, progress, workers > 1, cpython, p);
+                                                   : read_unsorted(input, src, progress, workers > 1, cpython, p);
   if (cpython) p.source_format = "folded (CPython sampling profiler)";
   if (src.encoding() != TextEncoding::Utf8)
     p.facts.emplace_back("encoding", src.encoding() == TextEncoding::Utf16LE ? "UTF-16 LE" : "UTF-16 BE");

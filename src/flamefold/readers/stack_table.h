@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -315,6 +317,7 @@ class SymbolFrames {
     if (x.file != y.file) return s_.strings[x.file] < s_.strings[y.file];
     return x.line < y.line;
   }
+  void prefetch(FrameId f) const { __builtin_prefetch(&s_[f]); }
   Symbols::FrameText text(FrameId f) const {
     const Frame& fr = s_[f];
     return Symbols::FrameText{s_.strings[fr.name], s_.strings[fr.file], fr.line, s_.category_name(fr.category)};
@@ -324,94 +327,116 @@ class SymbolFrames {
   const Symbols& s_;
 };
 
-// Writes the call tree of `trie` (a Trie, or a reader's own with the same parent, frame and self
-// arrays and finish()) into `out` (a new profile) in canonical order, the same
-// whatever order the stacks came in and however the work was split: children by (name,
-// category, file, line), nodes numbered depth first, frames (and their strings) numbered where
-// that walk first meets them. `frames` (SymbolFrames or a reader's own) names the frame ids the
-// trie holds. Only siblings are ordered by name: sorting every frame by name first (as this
-// once did) was half the time of reading a million distinct frames.
 // Makes out's frames for the frames the tree's nodes hold, numbered in the order `met` lists
 // them (where the depth-first walk first meets them), and renumbers nodes [first_node, ...) from
 // those numbers to the frames made.
 template <typename Frames>
 void make_frames(const Frames& frames, const std::vector<FrameId>& met, Profile& out, size_t first_node) {
   std::vector<FrameId> ids(met.size());
-  out.symbols.frames(met.size(), [&](size_t i) { return frames.text(met[i]); }, ids.data());
+  auto text = [&](size_t i) { return frames.text(met[i]); };
+  bool appended = false;
+  if constexpr (requires { frames.distinct_names(); }) {
+    if (frames.distinct_names() && out.symbols.frame_count() == 0 && out.symbols.strings.size() == 1) {
+      out.symbols.append_distinct(met.size(), text, ids.data());
+      appended = true;
+    }
+  }
+  if (!appended) out.symbols.frames(met.size(), text, ids.data(), [&](size_t i) { frames.prefetch(met[i]); });
   bool same = true;  // a frame per distinct frame of the stacks, numbered as met: nothing to renumber
   for (size_t i = 0; i < ids.size() && same; ++i) same = ids[i] == i;
   if (!same)
     for (size_t i = first_node; i < out.node_count(); ++i) out.frame[i] = ids[out.frame[i]];
 }
 
+// Writes `tree` (a Trie, or a reader's own with the same parent, frame and self arrays, nodes
+// made after their parent, and finish()) into `out`, a new profile, in canonical order: the
+// same whatever order the stacks came in and however the work was split. Children by (name,
+// category, file, line), nodes numbered depth first, frames (and their strings) numbered where
+// that walk first meets them. `frames` (SymbolFrames or a reader's own) names the frame ids the
+// tree holds. Only siblings are ordered by name: sorting every frame by name first (as this
+// once did) was half the time of reading a million distinct frames.
 template <typename Frames, typename Tree>
-void write_profile(const Frames& frames, Tree& trie, Profile& out) {
-  const bool fresh = out.node_count() == 1;  // no children yet: append_new_child() is safe
-  int column = out.add_column("samples", "samples");
-  trie.finish();
-  const size_t n = trie.size();
+void write_tree(const Frames& frames, Tree& tree, Profile& out) {
+  if (out.node_count() != 1 || !out.columns.empty()) throw std::logic_error("stack_table::write_tree needs a new profile");
+  const int column = out.add_column("samples", "samples");
+  tree.finish();
+  const size_t n = tree.size();
 
-  // Children of every node (CSR), each run sorted by frame: counting sort by parent, then a
-  // sort of each sibling run.
+  // Children of every node (CSR): a counting sort by parent, then each run of siblings sorted
+  // (on two threads when there are many).
   std::vector<uint32_t> start(n + 1, 0);
-  for (size_t i = 1; i < n; ++i) ++start[trie.parent[i]];
+  for (size_t i = 1; i < n; ++i) ++start[tree.parent[i]];
   for (size_t i = 1; i <= n; ++i) start[i] += start[i - 1];
-  std::vector<NodeId> children(n ? n - 1 : 0);
-  for (size_t i = n; i-- > 1;) children[--start[trie.parent[i]]] = static_cast<NodeId>(i);
+  std::vector<NodeId> children(n - 1);
+  for (size_t i = n; i-- > 1;) children[--start[tree.parent[i]]] = static_cast<NodeId>(i);
   start[n] = static_cast<uint32_t>(children.size());
-  for (size_t p = 0; p < n; ++p)
-    if (start[p + 1] - start[p] > 1)
-      std::sort(children.begin() + start[p], children.begin() + start[p + 1],
-                [&](NodeId a, NodeId b) { return frames.less(trie.frame[a], trie.frame[b]); });
-
-  // Depth-first, writing the profile: exactly n nodes (no doubling slack). Frames are numbered
-  // where the walk first meets them, and made in out.symbols in that order afterwards, all at
-  // once (Symbols::frames keeps several table probes in flight).
-  out.parent.reserve(out.node_count() + n);
-  out.frame.reserve(out.node_count() + n);
-  out.first_child.reserve(out.node_count() + n);
-  out.next_sibling.reserve(out.node_count() + n);
-  for (WeightColumn& c : out.columns) c.self.reserve(out.node_count() + n);
-  std::vector<FrameId> out_frame(frames.size(), kNone);
-  std::vector<FrameId> met;  // frames in the order the walk meets them
-  auto frame_of = [&](FrameId f) {
-    if (out_frame[f] == kNone) {
-      if (fresh) {
-        out_frame[f] = static_cast<FrameId>(met.size());
-        met.push_back(f);
-      } else {  // a profile with frames already: make each as it comes, child() needs them
-        out.symbols.frames(1, [&](size_t) { return frames.text(f); }, &out_frame[f]);
-      }
-    }
-    return out_frame[f];
+  auto sort_runs = [&](size_t from, size_t to) {  // the children of parents [from, to)
+    for (size_t p = from; p < to; ++p)
+      if (start[p + 1] - start[p] > 1)
+        std::sort(children.begin() + start[p], children.begin() + start[p + 1],
+                  [&](NodeId a, NodeId b) { return frames.less(tree.frame[a], tree.frame[b]); });
   };
-  struct Todo {
-    NodeId node, out_parent;
-  };
-  std::vector<Todo> todo;
-  auto push_children = [&](NodeId v, NodeId out_v) {
-    for (uint32_t k = start[v + 1]; k > start[v]; --k) todo.push_back(Todo{children[k - 1], out_v});
-  };
-  const NodeId first_new = static_cast<NodeId>(out.node_count());
-  out.add(0, column, trie.self[0]);
-  push_children(0, 0);
-  while (!todo.empty()) {
-    Todo t = todo.back();
-    todo.pop_back();
-    FrameId f = frame_of(trie.frame[t.node]);
-    NodeId o = fresh ? out.append_new_child(t.out_parent, f) : out.child(t.out_parent, f);
-    out.add(o, column, trie.self[t.node]);
-    push_children(t.node, o);
+  if (n < (1 << 18)) {
+    sort_runs(0, n);
+  } else {  // split where half the children are
+    size_t half = static_cast<size_t>(std::upper_bound(start.begin(), start.end() - 1, start[n] / 2) - start.begin());
+    std::thread other(sort_runs, half, n);
+    sort_runs(0, half);
+    other.join();
   }
-  if (!fresh) return;
-  // The tree is written: its memory serves the frame and string tables instead.
-  std::vector<NodeId>().swap(trie.parent);
-  std::vector<FrameId>().swap(trie.frame);
-  std::vector<double>().swap(trie.self);
+
+  // Depth-first numbers without a walk: a node's number is its parent's, plus one, plus the
+  // sizes of the siblings before it. Subtree sizes come from one backward pass (children come
+  // after parents), numbers from one forward pass; at[] holds a node's size until its parent
+  // gives it its number. Each pass streams through the arrays instead of going from node to
+  // node (a cache miss each).
+  std::vector<uint32_t> at(n, 1);
+  for (size_t i = n; i-- > 1;) at[tree.parent[i]] += at[i];
+  at[0] = 0;
+  out.parent.resize(n);
+  out.frame.resize(n);
+  out.first_child.resize(n);
+  out.next_sibling.resize(n);
+  std::vector<double>& self = out.columns[column].self;
+  self.resize(n);
+  for (size_t p = 0; p < n; ++p) {
+    const NodeId here = at[p];
+    NodeId next = here + 1, older = kNone;
+    for (uint32_t k = start[p]; k < start[p + 1]; ++k) {
+      const NodeId c = children[k];
+      const uint32_t size = at[c];
+      at[c] = next;
+      out.parent[next] = here;
+      out.next_sibling[next] = older;  // newest first, as Profile::append_new_child links them
+      older = next;
+      next += size;
+    }
+    out.first_child[here] = older;
+  }
+  out.parent[0] = kNone;
+  out.next_sibling[0] = kNone;
   std::vector<NodeId>().swap(children);
   std::vector<uint32_t>().swap(start);
+  for (size_t i = 0; i < n; ++i) {
+    out.frame[at[i]] = tree.frame[i];
+    self[at[i]] = tree.self[i];
+  }
+  // The tree is written: its memory serves the frame and string tables instead.
+  std::vector<uint32_t>().swap(at);
+  std::vector<NodeId>().swap(tree.parent);
+  std::vector<FrameId>().swap(tree.frame);
+  std::vector<double>().swap(tree.self);
+  std::vector<FrameId> out_frame(frames.size(), kNone), met;  // frames in the order the walk meets them
+  for (size_t i = 1; i < n; ++i) {
+    FrameId& f = out.frame[i];
+    if (out_frame[f] == kNone) {
+      out_frame[f] = static_cast<FrameId>(met.size());
+      met.push_back(f);
+    }
+    f = out_frame[f];
+  }
   std::vector<FrameId>().swap(out_frame);
-  make_frames(frames, met, out, first_new);
+  make_frames(frames, met, out, 1);
 }
 
 // The tree of a StackList (stacks in the order a sorted folded file has them) with few distinct
@@ -502,7 +527,7 @@ void build_from_ranks(const Frames& frames, StackList& list, Profile& out) {
 }
 
 // The call tree of distinct stacks (a StackTable, or a StackList whose repeats add up in one
-// node in the order they came) in canonical order: see write_profile.
+// node in the order they came) in canonical order: see write_tree.
 template <typename Frames, typename Stacks>
 void build_profile(const Frames& frames, Stacks& stacks, Profile& out) {
   constexpr bool grouped = std::is_same_v<Stacks, StackList>;
@@ -518,7 +543,7 @@ void build_profile(const Frames& frames, Stacks& stacks, Profile& out) {
   Trie trie(grouped, grouped ? 0 : std::min(stacks.frames(), stacks.size() * 8));
   stacks.rewrite([&](FrameId* f, uint32_t n, double weight) { trie.add(f, n, weight); });
   stacks = Stacks();
-  write_profile(frames, trie, out);
+  write_tree(frames, trie, out);
 }
 
 }  // namespace flamefold::stack_table
