@@ -397,3 +397,26 @@ TEST(TreeBuild, AppendedFramesAreFoundLater) {
   EXPECT_THROW(sym.append_distinct(1, [](size_t) { return Symbols::FrameText{"x", "file", 1, {}, 0, true}; }, ids.data()),
                std::logic_error);
 }
+
+// A line without frames right after a line whose first frame is empty (";a") has always been
+// read as that empty frame, not as weight on the root: the same when the two lines fall in
+// different jobs (4 MiB pieces of a mapped file), on one thread or two.
+TEST(TreeBuild, EmptyStackAfterAnEmptyFirstFrameAcrossJobs) {
+  std::string text = "z;y 1\nb;c 2\n";
+  std::mt19937 rng(3);
+  const size_t boundary = 4 << 20;
+  while (text.size() < boundary - 200) text += "f" + std::to_string(rng() % 1000) + ";g" + std::to_string(rng() % 100000) + " 1\n";
+  text += std::string(boundary - 4 - text.size() - 3, 'p') + " 1\n";
+  text += ";a 1\n 5\n 2\nq 1\n 7\n";  // the first job ends with ";a 1\n": its line break is at the boundary
+  ASSERT_EQ(text.find(";a 1\n") + 4, boundary);
+  std::string big = text;  // and the same lines again after 8 MB, where reading uses threads
+  while (big.size() < (9 << 20)) big += "f" + std::to_string(rng() % 1000) + ";h" + std::to_string(rng() % 100000) + " 1\n";
+  big += ";a 1\n 5\n 2\nq 1\n 7\n";
+  for (const std::string* t : {&text, &big})
+    for (unsigned threads : {1u, 2u})
+      for (bool from_file : {true, false}) {
+        // The empty frame's line comes first: "" sorts before every other.
+        std::string folded = folded_text_of(read_folded_text(*t, threads, from_file));
+        EXPECT_EQ(folded.substr(0, folded.find('\n') + 1), t == &text ? " 7\n" : " 14\n") << threads << from_file;
+      }
+}

@@ -91,6 +91,22 @@ size_t common_prefix(std::string_view a, std::string_view b) {
   return i;
 }
 
+// Where the next ';' is in [from, s.size()), or s.size(): 16 bytes at a time (a call to
+// memchr per frame cost more than the search).
+size_t find_semicolon(std::string_view s, size_t from) {
+  const char* p = s.data();
+  size_t i = from, n = s.size();
+#if defined(__SSE2__)
+  const __m128i semi = _mm_set1_epi8(';');
+  for (; i + 16 <= n; i += 16) {
+    unsigned m = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), semi)));
+    if (m) return i + static_cast<size_t>(__builtin_ctz(m));
+  }
+#endif
+  while (i < n && p[i] != ';') ++i;
+  return i;
+}
+
 std::string_view trim_end(std::string_view line) {
   while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
   return line;
@@ -137,11 +153,22 @@ class FrameTable {
   // Adds a text find() did not find.
   FrameId insert(std::string_view text, uint64_t h, bool thread) {
     if ((frames_.size() + 1) * 2 > slots_.size()) grow();
-    FrameId f = static_cast<FrameId>(frames_.size());
-    uint64_t begin = inside(text) ? static_cast<uint64_t>(text.data() - in_place_.data()) : store(text);
-    uint64_t len = std::min<uint64_t>(text.size(), kLongLen);
-    frames_.push_back(Entry{h, begin | (thread ? kThreadBit : 0) | len << kLenShift});
+    FrameId f = append(text, h, thread);
     place(f);
+    return f;
+  }
+  // find(), and insert() when absent, in one probe.
+  FrameId find_or_insert(std::string_view text, uint64_t h, bool thread) {
+    if ((frames_.size() + 1) * 2 > slots_.size()) grow();
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    size_t i = h & (slots_.size() - 1);
+    for (; slots_[i].frame_plus_one; i = (i + 1) & (slots_.size() - 1))
+      if (slots_[i].tag == tag) {
+        FrameId f = slots_[i].frame_plus_one - 1;
+        if (thread == this->thread(f) && text == this->text(f)) return f;
+      }
+    FrameId f = append(text, h, thread);
+    slots_[i] = Slot{tag, f + 1};
     return f;
   }
 
@@ -194,6 +221,12 @@ class FrameTable {
     uint64_t place;  // text offset | thread bit | length (kLongLen: the 8 bytes before the text)
   };
 
+  FrameId append(std::string_view text, uint64_t h, bool thread) {
+    uint64_t begin = inside(text) ? static_cast<uint64_t>(text.data() - in_place_.data()) : store(text);
+    uint64_t len = std::min<uint64_t>(text.size(), kLongLen);
+    frames_.push_back(Entry{h, begin | (thread ? kThreadBit : 0) | len << kLenShift});
+    return static_cast<FrameId>(frames_.size() - 1);
+  }
   bool inside(std::string_view text) const {
     return text.size() < kLongLen && text.data() >= in_place_.data() &&
            text.data() + text.size() <= in_place_.data() + in_place_.size();
@@ -313,7 +346,8 @@ class LineCutter {
     bool thread;
   };
 
-  explicit LineCutter(bool cpython) : cpython_(cpython) {}
+  // `alone`: every line on its own (no repeats, nothing kept from the line before).
+  explicit LineCutter(bool cpython, bool alone = false) : cpython_(cpython), alone_(alone) {}
 
   // False for a blank line and for a line without a count (counted as bad). Otherwise sets
   // count and either `repeat` (the same stack as the line before) or `keep` (how many frames
@@ -339,8 +373,9 @@ class LineCutter {
     }
     while (!frames.empty() && frames.back() == ';') frames.remove_suffix(1);  // Perl's split
     ++stacks;
-    size_t common = common_prefix(frames, prev_);
-    repeat = have_prev_ && common == frames.size() && common == prev_.size();
+    size_t common = alone_ ? 0 : common_prefix(frames, prev_);
+    if (alone_) ends_.clear();
+    repeat = have_prev_ && !alone_ && common == frames.size() && common == prev_.size();
     if (repeat) return true;
     out_of_order = have_prev_ && common < prev_.size() &&
                    (common == frames.size() ||
@@ -352,8 +387,7 @@ class LineCutter {
     size_t pos = keep ? ends_.back() + 1 : 0;
     fresh_.clear();
     while (pos <= frames.size() && !frames.empty()) {
-      size_t semi = frames.find(';', pos);
-      if (semi == std::string_view::npos) semi = frames.size();
+      size_t semi = find_semicolon(frames, pos);
       std::string_view text = frames.substr(pos, semi - pos);
       // CPython's dialect: "tid:N" at the start of a stack is a thread.
       bool thread = cpython_ && keep == 0 && fresh_.empty() && text.substr(0, 4) == "tid:";
@@ -387,7 +421,7 @@ class LineCutter {
   uint64_t stacks = 0, bad = 0, differential = 0;
 
  private:
-  const bool cpython_;
+  const bool cpython_, alone_;
   bool have_prev_ = false;
   std::string_view prev_;  // the frames of the line before (in the job's text, or prev_owned_)
   std::string prev_owned_;
@@ -522,6 +556,7 @@ struct CutJob {
     double count;
     uint32_t keep;   // leading frames shared with the line before in this job
     uint32_t fresh;  // frames after those, the next ones in `frames`
+    uint64_t begin;  // where the line starts in the job's text
   };
   struct Frame {
     uint64_t hash;    // FrameTable::hash_of
@@ -534,10 +569,20 @@ struct CutJob {
   std::vector<Frame> frames;
   uint64_t lines_read = 0, first_bad = 0, stacks = 0, bad = 0, differential = 0;
 
-  void cut(std::string_view text, bool cpython) {
+  // A line without frames after a line whose first frame is empty ("" in ";a") has always been
+  // read as that one empty frame: LineCutter, finding the frames a line shares with the line
+  // before, takes the empty frame as shared. The trees do the same, across jobs too, so the
+  // result does not depend on where the input was cut into jobs. That frame, for such a line:
+  static Frame empty_frame(uint64_t line_begin) {
+    const uint64_t h = FrameTable::hash_of({}, false);
+    return Frame{h, prefix_step(kRootPrefix, h), line_begin, 0, false};
+  }
+
+  // `alone`: each line's frames all in `frames` (keep 0, no repeats).
+  void cut(std::string_view text, bool cpython, bool alone) {
     lines.clear();
     frames.clear();
-    LineCutter c(cpython);  // a line has no line before at a job's start
+    LineCutter c(cpython, alone);  // a line has no line before at a job's start
     std::vector<uint64_t> prefix;  // per frame of the line before
     const char* at = text.data();
     const char* end = at + text.size();
@@ -546,7 +591,7 @@ struct CutJob {
       const char* line_end = nl ? nl : end;
       if (c.cut(std::string_view(at, static_cast<size_t>(line_end - at)))) {
         if (c.repeat) {
-          lines.push_back(Line{c.count, static_cast<uint32_t>(c.frame_count()), 0});
+          lines.push_back(Line{c.count, static_cast<uint32_t>(c.frame_count()), 0, static_cast<uint64_t>(at - text.data())});
         } else {
           const uint64_t base = static_cast<uint64_t>(at - text.data());
           prefix.resize(c.keep);
@@ -556,7 +601,7 @@ struct CutJob {
             prefix.push_back(h);
             frames.push_back(Frame{f.hash, h, base + f.begin, static_cast<uint32_t>(f.end - f.begin), f.thread});
           }
-          lines.push_back(Line{c.count, static_cast<uint32_t>(c.keep), static_cast<uint32_t>(c.fresh().size())});
+          lines.push_back(Line{c.count, static_cast<uint32_t>(c.keep), static_cast<uint32_t>(c.fresh().size()), base});
         }
       }
       at = nl ? nl + 1 : end;
@@ -582,6 +627,13 @@ class NodeTable {
     slots_.assign(1 << 16, Slot{});
   }
 
+  // Room for about this many nodes (a guess: untouched room costs no memory).
+  void expect(size_t nodes) {
+    parent.reserve(nodes);
+    frame.reserve(nodes);
+    self.reserve(nodes);
+  }
+
   // A job's lines (cut from `text`). Every lookup's slot is known from the cut (the prefix
   // hashes): slots are requested kAhead frames ahead, across lines, and half as far ahead
   // what they lead to (the text a slot points at; for an empty slot, a new node, the frame
@@ -597,6 +649,13 @@ class NodeTable {
       path_.resize(l.keep);
       NodeId node = l.keep ? path_.back() : 0;
       bool fresh = false;  // made a node: the rest of the line is new too
+      if (l.keep == 0 && l.fresh == 0 && after_empty_first_) {  // CutJob::empty_frame
+        CutJob::Frame e = CutJob::empty_frame(l.begin);
+        node = child(0, e, text, fresh);
+        path_.push_back(node);
+      } else if (l.keep == 0) {
+        after_empty_first_ = l.fresh && fr[i].len == 0;
+      }
       for (uint32_t k = 0; k < l.fresh; ++k, ++i) {
         if (i + kAhead < n) __builtin_prefetch(&slots_[fr[i + kAhead].prefix & mask()]);
         if (i + kAhead / 2 < n) {
@@ -642,8 +701,7 @@ class NodeTable {
       }
     fresh = true;
     std::string_view name(t, fr.len);
-    FrameId f = frames_.find(name, fr.hash, fr.thread);
-    if (f == kNone) f = frames_.insert(name, fr.hash, fr.thread);
+    FrameId f = frames_.find_or_insert(name, fr.hash, fr.thread);
     NodeId n = static_cast<NodeId>(parent.size());
     parent.push_back(p);
     frame.push_back(f);
@@ -678,6 +736,140 @@ class NodeTable {
   FrameTable& frames_;
   std::vector<Slot> slots_;
   std::vector<NodeId> path_;  // the nodes of the line before
+  bool after_empty_first_ = false;  // the line before starts with an empty frame
+};
+
+// The call tree of an unsorted mapped file, built as its lines come (in input order, so a
+// node's weight adds up in that order). A node stands for a prefix of a line's frames and is
+// found by a hash of that prefix's text. Only the deepest prefix of a line already in the tree
+// needs finding: every shorter one is then in the tree too, and every longer one is new. It is
+// found going up from the whole stack (a line mostly adds a few frames to a path seen before:
+// a few probes, not one per frame) and checked with one memcmp of the whole prefix against the
+// line that made its node, which the mapping keeps. The frame table is asked only when a node
+// is new.
+class LineTree {
+ public:
+  LineTree(FrameTable& frames, std::string_view text) : frames_(frames), text_(text) {
+    parent.push_back(kNone);
+    frame.push_back(kNone);
+    self.push_back(0);
+    line_.push_back(0);
+    slots_.assign(1 << 16, Slot{});
+  }
+
+  void expect(size_t nodes) {
+    parent.reserve(nodes);
+    frame.reserve(nodes);
+    self.reserve(nodes);
+    line_.reserve(nodes);
+    size_t slots = slots_.size();
+    while (nodes * 10 > slots * 7) slots *= 2;
+    if (slots != slots_.size()) rehash(slots);  // one table rather than a series of doublings
+  }
+
+  // A job's lines, cut alone (CutJob::cut) from `text`, a piece of the mapped text.
+  void add(const CutJob& job, std::string_view text) {
+    const uint64_t job_at = static_cast<uint64_t>(text.data() - text_.data());
+    const size_t lines = job.lines.size();
+    starts_.resize(lines + 1);
+    starts_[0] = 0;
+    for (size_t i = 0; i < lines; ++i) starts_[i + 1] = starts_[i] + job.lines[i].fresh;
+    // The slots of the lines a few ahead, from the whole stack up (as far as lines usually go).
+    constexpr size_t kAhead = 4, kLevels = 16;
+    auto request = [&](size_t i) {
+      for (size_t k = starts_[i + 1]; k > starts_[i] && k + kLevels > starts_[i + 1]; --k)
+        __builtin_prefetch(&slots_[job.frames[k - 1].prefix & mask()]);
+    };
+    for (size_t i = 0; i < lines && i < kAhead; ++i) request(i);
+    for (size_t i = 0; i < lines; ++i) {
+      if (i + kAhead < lines) request(i + kAhead);
+      const CutJob::Line& l = job.lines[i];
+      const CutJob::Frame* f = job.frames.data() + starts_[i];
+      if (l.fresh && prefix_length(f[l.fresh - 1], l.begin) == UINT32_MAX) throw std::length_error("a stack longer than 4 GB");
+      const uint64_t line_at = job_at + l.begin;
+      CutJob::Frame empty;
+      uint32_t stack = l.fresh;
+      if (stack == 0 && after_empty_first_) {  // CutJob::empty_frame
+        empty = CutJob::empty_frame(l.begin);
+        f = &empty;
+        stack = 1;
+      }
+      after_empty_first_ = stack && f[0].len == 0;
+      uint32_t k = stack;  // frames in the deepest prefix found, going up from the whole stack
+      NodeId node = 0;
+      for (; k > 0; --k)
+        if ((node = find(f[k - 1], line_at, l.begin)) != kNone) break;
+      if (k == 0) node = 0;
+      for (uint32_t j = k; j < l.fresh; ++j) frames_.prefetch_slot(f[j].hash);  // new nodes: their frames
+      for (; k < stack; ++k) node = make(node, f[k], line_at, l.begin, text);
+      self[node] += l.count;
+    }
+  }
+
+  size_t size() const { return parent.size(); }
+  void finish() {
+    std::vector<Slot>().swap(slots_);
+    std::vector<uint64_t>().swap(line_);
+  }
+
+  std::vector<NodeId> parent;
+  std::vector<FrameId> frame;
+  std::vector<double> self;
+
+ private:
+  size_t mask() const { return slots_.size() - 1; }
+  // The length of the line's text up to the end of frame f (UINT32_MAX from 4 GB on).
+  static uint32_t prefix_length(const CutJob::Frame& f, uint64_t line_begin) {
+    return static_cast<uint32_t>(std::min<uint64_t>(f.begin + f.len - line_begin, UINT32_MAX));
+  }
+
+  NodeId find(const CutJob::Frame& f, uint64_t line_at, uint64_t line_begin) const {
+    const uint32_t length = prefix_length(f, line_begin);
+    for (size_t i = f.prefix & mask(); slots_[i].node; i = (i + 1) & mask()) {
+      const Slot& s = slots_[i];
+      if (s.hash == f.prefix && s.length == length &&
+          std::memcmp(text_.data() + line_[s.node], text_.data() + line_at, length) == 0)
+        return s.node;
+    }
+    return kNone;
+  }
+
+  NodeId make(NodeId p, const CutJob::Frame& f, uint64_t line_at, uint64_t line_begin, std::string_view text) {
+    FrameId id = frames_.find_or_insert(text.substr(f.begin, f.len), f.hash, f.thread);
+    NodeId n = static_cast<NodeId>(parent.size());
+    parent.push_back(p);
+    frame.push_back(id);
+    self.push_back(0);
+    line_.push_back(line_at);
+    if (parent.size() * 10 > slots_.size() * 7) rehash(slots_.size() * 2);
+    size_t i = f.prefix & mask();
+    while (slots_[i].node) i = (i + 1) & mask();
+    slots_[i] = Slot{f.prefix, n, prefix_length(f, line_begin)};
+    return n;
+  }
+
+  void rehash(size_t slots) {
+    std::vector<Slot> old(slots);
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (!s.node) continue;
+      size_t i = s.hash & mask();
+      while (slots_[i].node) i = (i + 1) & mask();
+      slots_[i] = s;
+    }
+  }
+
+  struct Slot {
+    uint64_t hash = 0;     // of the prefix (CutJob::Frame::prefix)
+    NodeId node = 0;       // 0: empty (the root is nobody's child)
+    uint32_t length = 0;   // of the prefix's text
+  };
+  FrameTable& frames_;
+  std::string_view text_;
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> line_;  // per node: where a line starting with its prefix starts in text_
+  std::vector<size_t> starts_;  // per line of the job being added: its first frame
+  bool after_empty_first_ = false;  // the line before starts with an empty frame
 };
 
 }  // namespace
@@ -832,8 +1024,20 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   };
   auto consumed = [&] { return mapped.empty() ? src.consumed() : mapped_at; };
   FrameTable frames(mapped);
-  NodeTable tree(frames);
   ReadCounts counts;
+  // The tree: of a mapped file, checked against whole lines (LineTree); of a stream, whose lines
+  // are gone, frame by frame (NodeTable).
+  auto build = [&](auto& tree) {
+  const bool alone = !mapped.empty();  // LineTree takes each line's frames whole
+  // After the first job: room for as many nodes as the rest of the input would make at that
+  // rate (later lines mostly reuse nodes, so this is a bound, and room not used costs nothing).
+  bool expected = false;
+  auto expect = [&](uint64_t job_bytes) {
+    if (expected || job_bytes == 0) return;
+    expected = true;
+    uint64_t total = mapped.empty() ? input.size_on_disk() : mapped.size();
+    if (total) tree.expect(static_cast<size_t>(std::min<uint64_t>(tree.size() * (total / job_bytes + 1), uint64_t(1) << 28)));
+  };
   std::vector<JobLines> jobs;
   auto done = [&](const CutJob& c) {
     counts.stacks += c.stacks;
@@ -845,8 +1049,9 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     CutJob cut;
     std::string_view chunk;
     while (next(chunk)) {
-      cut.cut(chunk, cpython);
+      cut.cut(chunk, cpython, alone);
       tree.add(cut, chunk);
+      expect(chunk.size());
       done(cut);
       progress.update(consumed());
     }
@@ -878,7 +1083,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       j->state = 1;
       lock.unlock();
       try {
-        if (!stop) j->cut.cut(j->text, cpython);
+        if (!stop) j->cut.cut(j->text, cpython, alone);
       } catch (...) {
         lock.lock();
         fail();
@@ -903,6 +1108,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
           lock.unlock();
           try {
             tree.add(j->cut, j->text);
+            expect(j->text.size());
             done(j->cut);
           } catch (...) {
             lock.lock();
@@ -966,6 +1172,14 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   if (!mapped.empty()) p.symbols.strings.adopt(input.keep_whole());
   FoldedFrames names(frames, cpython);
   stack_table::write_tree(names, tree, p);
+  };
+  if (mapped.empty()) {
+    NodeTable tree(frames);
+    build(tree);
+  } else {
+    LineTree tree(frames, mapped);
+    build(tree);
+  }
   return counts;
 }
 
