@@ -139,8 +139,8 @@ void fill(const std::vector<Sample>& samples, Symbols& sym, Stacks& stacks) {
 
 }  // namespace
 
-// Hashed tree (stacks from a table, in hash order) and grouped tree (stacks listed in input
-// order, shuffled): both give the reference profile.
+// A table (ranked: few frames), the hashed tree of its stacks (in hash order) and the grouped
+// tree of listed stacks (input order): all give the reference profile.
 TEST(TreeBuild, TableAndListGiveTheReferenceProfile) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE(seed);
@@ -152,6 +152,16 @@ TEST(TreeBuild, TableAndListGiveTheReferenceProfile) {
       fill(samples, sym, table);
       Profile got;
       stack_table::build_profile(stack_table::SymbolFrames(sym), table, got);
+      expect_same(got, want);
+    }
+    {  // the hashed trie, which build_profile takes when frames are many
+      Symbols sym;
+      stack_table::StackTable table;
+      fill(samples, sym, table);
+      stack_table::Trie trie(false);
+      table.rewrite([&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); });
+      Profile got;
+      stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
       expect_same(got, want);
     }
     {

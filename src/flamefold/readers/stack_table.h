@@ -439,13 +439,14 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
   make_frames(frames, met, out, 1);
 }
 
-// The tree of a StackList (stacks in the order a sorted folded file has them) with few distinct
-// frames: every frame ranked by name (cheap when they are few), stacks ordered as sequences of
-// ranks, which they mostly are already (byte order differs from name order only where a name is
-// a prefix of another: "f1;" sorts before "f;"), so only their ascending runs are merged; then
-// each node appended in canonical order, past the prefix shared with the stack before it.
-template <typename Frames>
-void build_from_ranks(const Frames& frames, StackList& list, Profile& out) {
+// The tree of distinct stacks with few distinct frames (a StackTable, or a StackList in the
+// order a sorted folded file has them): every frame ranked by name (cheap when they are few),
+// stacks ordered as sequences of ranks (a sorted file's mostly are already: byte order differs
+// from name order only where a name is a prefix of another, "f1;" sorts before "f;", so only
+// ascending runs are merged), then each node appended in canonical order, past the prefix
+// shared with the stack before it.
+template <typename Frames, typename Stacks>
+void build_from_ranks(const Frames& frames, Stacks& list, Profile& out) {
   int column = out.add_column("samples", "samples");
   std::vector<FrameId> by_name(frames.size());
   for (FrameId f = 0; f < by_name.size(); ++f) by_name[f] = f;
@@ -522,7 +523,7 @@ void build_from_ranks(const Frames& frames, StackList& list, Profile& out) {
     out.add(n, column, st.weight);
     prev = &st;
   }
-  list = StackList();
+  list = Stacks();
   make_frames(frames, met, out, 1);
 }
 
@@ -531,14 +532,12 @@ void build_from_ranks(const Frames& frames, StackList& list, Profile& out) {
 template <typename Frames, typename Stacks>
 void build_profile(const Frames& frames, Stacks& stacks, Profile& out) {
   constexpr bool grouped = std::is_same_v<Stacks, StackList>;
-  if constexpr (grouped) {
-    // Few distinct frames for the stacks' length (a sorted file of a real program): ranking
-    // them all costs less than ordering siblings afterwards.
-    const size_t f = frames.size();
-    if (out.node_count() == 1 && f * (std::bit_width(f) + 1) <= stacks.frames()) {
-      build_from_ranks(frames, stacks, out);
-      return;
-    }
+  // Few distinct frames for the stacks' length (a real program's samples): ranking them all
+  // costs less than ordering siblings afterwards.
+  const size_t f = frames.size();
+  if (out.node_count() == 1 && f * (std::bit_width(f) + 1) <= stacks.frames()) {
+    build_from_ranks(frames, stacks, out);
+    return;
   }
   Trie trie(grouped, grouped ? 0 : std::min(stacks.frames(), stacks.size() * 8));
   stacks.rewrite([&](FrameId* f, uint32_t n, double weight) { trie.add(f, n, weight); });
