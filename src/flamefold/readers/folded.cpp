@@ -549,8 +549,8 @@ class FoldedReader {
 constexpr uint64_t kRootPrefix = 0x243f6a8885a308d3ULL;
 inline uint64_t prefix_step(uint64_t h, uint64_t text_hash) { return mix64(h * 0x9e3779b97f4a7c15ULL ^ text_hash); }
 
-// A job's lines cut (LineCutter), not yet looked up: what NodeTable::add takes. Cutting needs
-// no tables, so the next job can be cut on one thread while another builds the tree.
+// A job's lines cut (LineCutter), not yet looked up: what LineTree and NodeTable take. Cutting
+// needs no tables, so the next job can be cut on one thread while another builds the tree.
 struct CutJob {
   struct Line {
     double count;
@@ -560,7 +560,7 @@ struct CutJob {
   };
   struct Frame {
     uint64_t hash;    // FrameTable::hash_of
-    uint64_t prefix;  // NodeTable::step over the line's frames up to this one
+    uint64_t prefix;  // prefix_step over the line's frames up to this one
     uint64_t begin;   // in the job's text
     uint32_t len;
     bool thread;
@@ -928,9 +928,8 @@ bool starts_with_thread_frame(std::string_view head) {
   return head.substr(pos, 4) == "tid:";  // one line longer than the head
 }
 
-// Whether the whole lines of the head come in byte order, as stackcollapse-* writes them.
-// Worker threads pay off only then: on unsorted input each builds a hash table of its own
-// stacks, and merging those costs about what the second thread saved.
+// Whether the whole lines of the head come in byte order, as stackcollapse-* writes them:
+// then workers split the input (read_sorted); otherwise it goes into one tree (read_unsorted).
 bool head_is_sorted(std::string_view head) {
   std::string_view prev;
   size_t pos = 0, lines = 0;

@@ -1,6 +1,7 @@
 // Readers' internal helper: distinct stacks (sequences of frame ids) with their summed
-// weight, and building the call tree from them in canonical order (children by name), so
-// a profile never depends on the order its samples came in.
+// weight, and building the call tree from them in canonical order (children by name, then
+// category, file and line; see write_tree), so a profile never depends on the order its
+// samples came in.
 #pragma once
 #include <algorithm>
 #include <bit>
