@@ -83,8 +83,9 @@ class Symbols {
   // one), no file and no category, and the names inside text `strings` adopted: then nothing
   // needs looking up, and they are appended; the lookup tables catch up at the next frame() or
   // intern(). (A million distinct frames otherwise cost a probe of each table per frame.)
-  template <typename TextOf>
-  void append_distinct(size_t n, TextOf&& text_of, FrameId* ids);
+  // prefetch(i) is called well before text_of(i), to request what it will read.
+  template <typename TextOf, typename Prefetch>
+  void append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch);
 
   const Frame& operator[](FrameId id) const { return frames_[id]; }
   std::string_view name(FrameId id) const { return strings[frames_[id].name]; }
@@ -113,10 +114,14 @@ class Symbols {
                             const std::function<void(size_t)>& second);
 };
 
-template <typename TextOf>
-void Symbols::append_distinct(size_t n, TextOf&& text_of, FrameId* ids) {
+template <typename TextOf, typename Prefetch>
+void Symbols::append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch) {
   frames_.reserve(frames_.size() + n);
+  strings.reserve_appended(strings.size() + n);
+  constexpr size_t kAhead = 32;
+  for (size_t i = 0; i < n && i < kAhead; ++i) prefetch(i);
   for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch(i + kAhead);
     FrameText t = text_of(i);
     if (!t.file.empty() || !t.category.empty() || !t.stored)
       throw std::logic_error("Symbols::append_distinct: a frame with a file or a category, or a name not in adopted text");

@@ -29,6 +29,7 @@ class StringTable {
   // A string inside adopted text that the table does not have and that no other string appended
   // this way has either: added without a lookup. The lookup table catches up at the next
   // intern() or find().
+  void reserve_appended(size_t n) { views_.reserve(n); }  // room for n strings in all, appended
   StrId append_unique_stored(std::string_view s) {
     views_.push_back(s);
     return static_cast<StrId>(views_.size() - 1);

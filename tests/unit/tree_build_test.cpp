@@ -391,9 +391,10 @@ TEST(TreeBuild, AppendedFramesAreFoundLater) {
   Symbols sym;
   sym.strings.adopt(std::shared_ptr<const void>(owner, owner.get()));
   std::vector<FrameId> ids(at.size());
-  sym.append_distinct(at.size(), [&](size_t i) {
-    return Symbols::FrameText{std::string_view(*owner).substr(at[i].first, at[i].second), {}, 0, {}, 0, true};
-  }, ids.data());
+  sym.append_distinct(
+      at.size(),
+      [&](size_t i) { return Symbols::FrameText{std::string_view(*owner).substr(at[i].first, at[i].second), {}, 0, {}, 0, true}; },
+      ids.data(), [](size_t) {});
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], i);
   EXPECT_EQ(sym[5].name, 0u);  // the empty name is string 0
   EXPECT_EQ(sym.strings.find("frame 69999"), sym[69999].name);
@@ -404,7 +405,8 @@ TEST(TreeBuild, AppendedFramesAreFoundLater) {
   EXPECT_EQ(fresh, 70000u);
   EXPECT_EQ(sym.frame("a new one"), fresh);
   EXPECT_EQ(sym.strings.find("not there"), UINT32_MAX);
-  EXPECT_THROW(sym.append_distinct(1, [](size_t) { return Symbols::FrameText{"x", "file", 1, {}, 0, true}; }, ids.data()),
+  EXPECT_THROW(sym.append_distinct(
+                   1, [](size_t) { return Symbols::FrameText{"x", "file", 1, {}, 0, true}; }, ids.data(), [](size_t) {}),
                std::logic_error);
 }
 

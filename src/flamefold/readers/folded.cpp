@@ -304,6 +304,10 @@ class FoldedFrames {
     t_.prefetch(f);
     if (!parts_.empty()) __builtin_prefetch(&parts_[f]);
   }
+  uint64_t key(FrameId f) const {  // stack_table::name_key of the name
+    std::string_view t = t_.text(f);
+    return stack_table::name_key(parts_.empty() ? t : t.substr(parts_[f].name_begin, parts_[f].name_len));
+  }
   Symbols::FrameText text(FrameId f) const {
     std::string_view category = t_.thread(f) ? category::kThread : category::kNone;
     std::string_view text = t_.text(f);

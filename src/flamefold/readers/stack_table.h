@@ -305,6 +305,14 @@ class Trie {
   size_t mask_ = 0;
 };
 
+// The first 8 bytes of a name as a big-endian integer (zero-padded): names with smaller keys
+// sort first; names with equal keys need comparing.
+inline uint64_t name_key(std::string_view name) {
+  uint64_t b = name.size() >= 8 ? 0 : load_tail(name.data(), name.size());
+  if (name.size() >= 8) std::memcpy(&b, name.data(), 8);
+  return __builtin_bswap64(b);
+}
+
 // Frames as a reader's Symbols table holds them.
 class SymbolFrames {
  public:
@@ -319,6 +327,7 @@ class SymbolFrames {
     return x.line < y.line;
   }
   void prefetch(FrameId f) const { __builtin_prefetch(&s_[f]); }
+  uint64_t key(FrameId f) const { return name_key(s_.name(f)); }
   Symbols::FrameText text(FrameId f) const {
     const Frame& fr = s_[f];
     return Symbols::FrameText{s_.strings[fr.name], s_.strings[fr.file], fr.line, s_.category_name(fr.category)};
@@ -338,7 +347,7 @@ void make_frames(const Frames& frames, const std::vector<FrameId>& met, Profile&
   bool appended = false;
   if constexpr (requires { frames.distinct_names(); }) {
     if (frames.distinct_names() && out.symbols.frame_count() == 0 && out.symbols.strings.size() == 1) {
-      out.symbols.append_distinct(met.size(), text, ids.data());
+      out.symbols.append_distinct(met.size(), text, ids.data(), [&](size_t i) { frames.prefetch(met[i]); });
       appended = true;
     }
   }
@@ -371,11 +380,28 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
   std::vector<NodeId> children(n - 1);
   for (size_t i = n; i-- > 1;) children[--start[tree.parent[i]]] = static_cast<NodeId>(i);
   start[n] = static_cast<uint32_t>(children.size());
+  // A run is sorted by the first 8 bytes of each child's name (as a big-endian integer, read
+  // once per child), and only children whose names start alike by the whole frame order.
   auto sort_runs = [&](size_t from, size_t to) {  // the children of parents [from, to)
-    for (size_t p = from; p < to; ++p)
-      if (start[p + 1] - start[p] > 1)
-        std::sort(children.begin() + start[p], children.begin() + start[p + 1],
-                  [&](NodeId a, NodeId b) { return frames.less(tree.frame[a], tree.frame[b]); });
+    struct Keyed {
+      uint64_t key;
+      NodeId node;
+    };
+    std::vector<Keyed> run;
+    auto by_frame = [&](const Keyed& a, const Keyed& b) { return frames.less(tree.frame[a.node], tree.frame[b.node]); };
+    for (size_t p = from; p < to; ++p) {
+      if (start[p + 1] - start[p] < 2) continue;
+      run.clear();
+      for (uint32_t k = start[p]; k < start[p + 1]; ++k) run.push_back(Keyed{frames.key(tree.frame[children[k]]), children[k]});
+      std::sort(run.begin(), run.end(), [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+      for (size_t i = 0; i < run.size();) {
+        size_t j = i + 1;
+        while (j < run.size() && run[j].key == run[i].key) ++j;
+        if (j - i > 1) std::sort(run.begin() + i, run.begin() + j, by_frame);
+        i = j;
+      }
+      for (size_t i = 0; i < run.size(); ++i) children[start[p] + i] = run[i].node;
+    }
   };
   if (n < (1 << 18)) {
     sort_runs(0, n);
