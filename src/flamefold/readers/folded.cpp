@@ -767,7 +767,7 @@ class LineTree {
     self.reserve(nodes);
     line_.reserve(nodes);
     size_t slots = slots_.size();
-    while (nodes * 10 > slots * 7) slots *= 2;
+    while (nodes * 4 > slots * 3) slots *= 2;  // a guess: up to 3/4 full (it grows past 7/10 of what it holds)
     if (slots != slots_.size()) rehash(slots);  // one table rather than a series of doublings
   }
 
