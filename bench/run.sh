@@ -10,6 +10,7 @@ cmake --build "$BUILD" -j "$(nproc)"
 mkdir -p /tmp/ffbench
 bench/collapse.sh "$BUILD/flamefold"
 bench/svg_bench.sh "$BUILD"
+bench/folded_unsorted.sh "$BUILD"
 BUILD="$BUILD" bench/html_bench.sh
 bench/kineto.sh "$BUILD"
 bench/db.sh "$BUILD"

@@ -17,6 +17,20 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
+// The n < 8 bytes at p as a little-endian integer (the rest zero), from at most two loads:
+// memcpy of a variable length compiled to byte stores that the load after them then waited for.
+inline uint64_t load_tail(const char* p, size_t n) {
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);  // overlaps lo unless n == 8
+    return lo | (uint64_t(hi) >> (8 * (8 - n)) << 32);
+  }
+  if (n == 0) return 0;
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return u[0] | uint64_t(u[n / 2]) << (8 * (n / 2)) | uint64_t(u[n - 1]) << (8 * (n - 1));
+}
+
 inline uint64_t hash_bytes(std::string_view s) {
   const char* p = s.data();
   size_t n = s.size();
@@ -29,11 +43,7 @@ inline uint64_t hash_bytes(std::string_view s) {
     p += 8;
     n -= 8;
   }
-  if (n) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = (h ^ w) * 0x94d049bb133111ebULL;
-  }
+  if (n) h = (h ^ load_tail(p, n)) * 0x94d049bb133111ebULL;
   return mix64(h);
 }
 

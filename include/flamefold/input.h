@@ -34,6 +34,12 @@ class Input {
   std::string_view head();
   // All decoded bytes; the kPadding bytes after the end are readable zeros.
   std::string_view whole();
+  // Whether whole() would map the file rather than read it into memory (a plain regular file
+  // not read from yet).
+  bool maps_whole() const;
+  // Keeps what whole() returned readable after this Input is gone, for as long as the owner
+  // lives (a profile keeping views into a mapped file). Call after whole().
+  std::shared_ptr<const void> keep_whole();
   // Next piece of the decoded stream, ending just after a '\n' (or at the end of input).
   // Returns false at the end. A chunk is valid until the next call. Do not mix with whole().
   bool next_chunk(std::string_view& chunk, size_t chunk_size = kChunk);

@@ -7,7 +7,9 @@
 // a viewer filters threads by choosing group subtrees and merges them when asked.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,8 +52,41 @@ class Symbols {
   FrameId frame(StrId name, StrId file = 0, uint32_t line = 0, CategoryId category = 0);
   FrameId frame(std::string_view name, std::string_view file = {}, uint32_t line = 0,
                 CategoryId category = 0) {
-    return frame(strings.intern(name), file.empty() ? 0 : strings.intern(file), line, category);
+    // The file before the name: the order GCC evaluated the two calls in when they were
+    // arguments of one call, so string ids stay as they were.
+    StrId f = file.empty() ? 0 : strings.intern(file);
+    return frame(strings.intern(name), f, line, category);
   }
+  // A frame by its texts: what frame(name, file, line, category(category)) makes.
+  struct FrameText {
+    std::string_view name, file;
+    uint32_t line = 0;
+    std::string_view category;
+    uint64_t name_hash = 0;  // hash_bytes(name) when the caller has it; 0: computed here
+    bool stored = false;     // name and file lie in text `strings` adopted: not copied
+  };
+  // Makes or finds n frames, text_of(i) -> FrameText naming the i-th, into ids[i]: the same
+  // frames, strings and categories, with the same ids, as calling category() and frame() for
+  // each in turn; but the table probes of the next frames are in flight meanwhile (a cache
+  // miss each, which was most of the time of making a million new frames one by one).
+  template <typename TextOf>
+  void frames(size_t n, TextOf&& text_of, FrameId* ids) {
+    frames(n, text_of, ids, [](size_t) {});
+  }
+  // The same, with prefetch(i) called well before text_of(i), to request what it will read.
+  template <typename TextOf, typename Prefetch>
+  void frames(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch);
+  // Room for this many frames and strings in all, without growing.
+  void reserve(size_t frames, size_t strings);
+  // Makes n frames the table does not have, text_of(i) -> FrameText naming the i-th, into
+  // ids[i]. For frames known to be distinct, each with a name no other string has (or an empty
+  // one), no file and no category, and the names inside text `strings` adopted: then nothing
+  // needs looking up, and they are appended; the lookup tables catch up at the next frame() or
+  // intern(). (A million distinct frames otherwise cost a probe of each table per frame.)
+  // prefetch(i) is called well before text_of(i), to request what it will read.
+  template <typename TextOf, typename Prefetch>
+  void append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch);
+
   const Frame& operator[](FrameId id) const { return frames_[id]; }
   std::string_view name(FrameId id) const { return strings[frames_[id].name]; }
   std::string_view file(FrameId id) const { return strings[frames_[id].file]; }
@@ -65,11 +100,95 @@ class Symbols {
  private:
   std::vector<Frame> frames_;
   std::vector<StrId> categories_;
-  std::vector<uint64_t> frame_keys_;  // open addressing over frames_ (index + 1)
-  std::vector<uint32_t> frame_slots_;
+  // The lookup table, for the first frame_keys_.size() frames (the others were appended).
+  std::vector<uint64_t> frame_keys_;
+  std::vector<uint64_t> frame_slots_;  // the key's top half, id + 1; 0 = empty
   size_t frame_mask_ = 0;
   void grow_frames();
+  void rehash_frames(size_t slots);
+  void index_appended_frames();
+  void prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId category) const;
+  // first(b) then second(b) for blocks b = 0 .. blocks - 1, in order; with `threaded`, first()
+  // runs on a second thread at most `ahead` blocks ahead of second().
+  static void in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,
+                            const std::function<void(size_t)>& second);
 };
+
+template <typename TextOf, typename Prefetch>
+void Symbols::append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch) {
+  frames_.reserve(frames_.size() + n);
+  strings.reserve_appended(strings.size() + n);
+  constexpr size_t kAhead = 32;
+  for (size_t i = 0; i < n && i < kAhead; ++i) prefetch(i);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) prefetch(i + kAhead);
+    FrameText t = text_of(i);
+    if (!t.file.empty() || !t.category.empty() || !t.stored)
+      throw std::logic_error("Symbols::append_distinct: a frame with a file or a category, or a name not in adopted text");
+    ids[i] = static_cast<FrameId>(frames_.size());
+    frames_.push_back(Frame{t.name.empty() ? 0 : strings.append_unique_stored(t.name), 0, t.line, 0});
+  }
+}
+
+template <typename TextOf, typename Prefetch>
+void Symbols::frames(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch) {
+  if (n > 1) reserve(frames_.size() + n, strings.size() + n);  // at least a name each, mostly new
+  // Two stages over blocks of frames: their strings (category, file, name: the order one
+  // frame() call after another interns them in), then the frames. A big batch runs the string
+  // stage a few blocks ahead on a second thread: the two touch disjoint tables.
+  struct Made {
+    StrId name, file;
+    uint32_t line;
+    CategoryId category;
+  };
+  constexpr size_t kBlock = 4096, kRing = 8, kAhead = 8;
+  std::vector<Made> made(std::min(n, kBlock * kRing));
+  std::vector<FrameText> texts(std::min(n, kBlock));
+  std::vector<uint64_t> file_hashes(texts.size());
+  auto strings_stage = [&](size_t block) {
+    const size_t from = block * kBlock, to = std::min(n, from + kBlock);
+    Made* out = made.data() + (block % kRing) * kBlock - from;
+    // The block's texts first, in a loop of independent reads (their cache misses overlap),
+    // then the strings, each string's table slot requested kAhead frames ahead.
+    for (size_t i = from; i < to && i < from + 4 * kAhead; ++i) prefetch(i);
+    for (size_t i = from; i < to; ++i) {
+      if (i + 4 * kAhead < to) prefetch(i + 4 * kAhead);
+      FrameText& t = texts[i - from];
+      t = text_of(i);
+      if (!t.name_hash) t.name_hash = hash_bytes(t.name);
+      if (!t.file.empty()) file_hashes[i - from] = hash_bytes(t.file);
+    }
+    auto request = [&](size_t k) {
+      strings.prefetch(texts[k].name_hash);
+      if (!texts[k].file.empty()) strings.prefetch(file_hashes[k]);
+    };
+    for (size_t k = 0; k < to - from && k < 4 * kAhead; ++k) request(k);
+    for (size_t k = 0; k < to - from; ++k) {
+      if (k + 4 * kAhead < to - from) request(k + 4 * kAhead);
+      const FrameText& t = texts[k];
+      Made& m = out[from + k];
+      m.category = category(t.category);
+      m.file = t.file.empty() ? 0
+               : t.stored     ? strings.intern_stored(t.file, file_hashes[k])
+                              : strings.intern(t.file, file_hashes[k]);
+      m.name = t.stored ? strings.intern_stored(t.name, t.name_hash) : strings.intern(t.name, t.name_hash);
+      m.line = t.line;
+    }
+  };
+  auto frames_stage = [&](size_t block) {
+    const size_t from = block * kBlock, to = std::min(n, from + kBlock);
+    const Made* in = made.data() + (block % kRing) * kBlock - from;
+    for (size_t i = from; i < to && i < from + kAhead; ++i) prefetch_frame(in[i].name, in[i].file, in[i].line, in[i].category);
+    for (size_t i = from; i < to; ++i) {
+      if (i + kAhead < to) {
+        const Made& m = in[i + kAhead];
+        prefetch_frame(m.name, m.file, m.line, m.category);
+      }
+      ids[i] = frame(in[i].name, in[i].file, in[i].line, in[i].category);
+    }
+  };
+  in_two_stages((n + kBlock - 1) / kBlock, kRing, n >= 16 * kBlock, strings_stage, frames_stage);
+}
 
 struct WeightColumn {
   std::string name;  // "samples", "cpu", "gpu", "npu", "kernels", "calls", ...

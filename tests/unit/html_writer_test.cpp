@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "flamefold/output.h"
@@ -359,3 +361,34 @@ TEST(HtmlBrowserFixture, ThreadsAndTwoColumns) {
 }
 
 }  // namespace
+
+// Enough frames for the writer's two-thread ordering: frames are numbered in (name, file, line,
+// category) order, names compared byte by byte (long shared prefixes, names that are prefixes
+// of others, multibyte UTF-8, an empty name).
+TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
+  Profile p;
+  int c = p.add_column("samples", "samples");
+  auto& s = p.symbols;
+  flamefold::CategoryId cats[] = {0, s.category("python_function"), s.category("cpu_op")};
+  std::mt19937 rng(3);
+  const char* stems[] = {"torch.forward_", "torch.forward", "a", "", "\xc3\xa9t\xc3\xa9_", "torch.forward_1", "zz"};
+  for (int i = 0; i < 70000; ++i) {
+    std::string name = std::string(stems[rng() % 7]) + std::to_string(rng() % 30000);
+    if (i % 5 == 0 && static_cast<unsigned char>(name[0]) < 0x80) name.resize(name.size() / 2);  // stays UTF-8
+    std::string file = i % 3 ? "" : "f" + std::to_string(rng() % 4) + ".py";
+    uint32_t line = file.empty() ? 0 : 1 + static_cast<uint32_t>(rng() % 3);
+    p.add(p.child(0, s.frame(name, file, line, cats[rng() % 3])), c, 1);
+  }
+  Decoded d = decode(payload_of(write_to_string(p, {}, "many.html")), 1);
+  // The header's category names, by index.
+  std::vector<std::string> categories;
+  size_t at = d.header.find("\"categories\":[") + 14;
+  while (d.header[at] == '"') {
+    size_t end = d.header.find('"', at + 1);
+    categories.push_back(d.header.substr(at + 1, end - at - 1));
+    at = end + 1 + (d.header[end + 1] == ',');
+  }
+  ASSERT_EQ(d.frame_name.size(), s.frame_count());
+  auto key = [&](size_t f) { return std::tie(d.frame_name[f], d.frame_file[f], d.frame_line[f], categories.at(d.frame_cat[f])); };
+  for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(key(f - 1), key(f)) << f;
+}

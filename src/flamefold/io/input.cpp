@@ -323,6 +323,22 @@ std::string_view Input::whole() {
   return m.whole_view;
 }
 
+bool Input::maps_whole() const {
+  const Impl& m = *impl_;
+  return m.compression == Compression::None && m.regular && m.consumed == 0 && m.file_size > 0 && !m.have_whole;
+}
+
+std::shared_ptr<const void> Input::keep_whole() {
+  Impl& m = *impl_;
+  if (m.map) {
+    size_t len = m.map_len;
+    std::shared_ptr<const void> owner(m.map, [len](const void* p) { munmap(const_cast<void*>(p), len); });
+    m.map = nullptr;  // the owner unmaps it now
+    return owner;
+  }
+  return std::make_shared<std::vector<char>>(std::move(m.buf));  // whole_view stays valid: a move keeps the buffer
+}
+
 bool Input::next_chunk(std::string_view& chunk, size_t chunk_size) {
   Impl& m = *impl_;
   // Hand out everything up to the last line break; keep reading while there is none.

@@ -1,5 +1,9 @@
 #include "flamefold/profile.h"
 
+#include <atomic>
+#include <exception>
+#include <thread>
+
 namespace flamefold {
 
 bool category::is_group(std::string_view c) {
@@ -16,37 +20,112 @@ static uint64_t frame_key(StrId name, StrId file, uint32_t line, CategoryId cat)
   return mix64((uint64_t(name) << 32 | file) ^ mix64(uint64_t(line) << 16 | cat));
 }
 
-void Symbols::grow_frames() {
-  std::vector<uint32_t> slots(frame_slots_.size() * 2, 0);
-  frame_mask_ = slots.size() - 1;
-  for (uint32_t slot : frame_slots_) {
-    if (!slot) continue;
-    size_t i = frame_keys_[slot - 1] & frame_mask_;
-    while (slots[i]) i = (i + 1) & frame_mask_;
-    slots[i] = slot;
+// A slot holds id + 1 in its low half and the top half of the frame's key in its high half, so
+// probing reads the frame itself only when the keys agree.
+static uint64_t frame_slot(FrameId id, uint64_t key) { return (key & 0xFFFFFFFF00000000ULL) | (uint64_t(id) + 1); }
+
+void Symbols::reserve(size_t frames, size_t strings_too) {
+  strings.reserve(strings_too);
+  frames_.reserve(frames);
+  frame_keys_.reserve(frames);
+  size_t slots = frame_slots_.size();
+  while (frames * 2 > slots) slots *= 2;
+  if (slots != frame_slots_.size()) rehash_frames(slots);
+}
+
+void Symbols::grow_frames() { rehash_frames(frame_slots_.size() * 2); }
+
+void Symbols::rehash_frames(size_t slots) {
+  std::vector<uint64_t>(slots, 0).swap(frame_slots_);
+  frame_mask_ = frame_slots_.size() - 1;
+  for (FrameId id = 0; id < frame_keys_.size(); ++id) {
+    size_t i = frame_keys_[id] & frame_mask_;
+    while (frame_slots_[i]) i = (i + 1) & frame_mask_;
+    frame_slots_[i] = frame_slot(id, frame_keys_[id]);
   }
-  frame_slots_.swap(slots);
+}
+
+void Symbols::index_appended_frames() {
+  for (FrameId id = static_cast<FrameId>(frame_keys_.size()); id < frames_.size(); ++id) {
+    const Frame& f = frames_[id];
+    const uint64_t key = frame_key(f.name, f.file, f.line, f.category);
+    frame_keys_.push_back(key);
+    if (frame_keys_.size() * 2 > frame_slots_.size()) {
+      grow_frames();
+      continue;  // placed it
+    }
+    size_t i = key & frame_mask_;
+    while (frame_slots_[i]) i = (i + 1) & frame_mask_;
+    frame_slots_[i] = frame_slot(id, key);
+  }
 }
 
 FrameId Symbols::frame(StrId name, StrId file, uint32_t line, CategoryId cat) {
+  if (frame_keys_.size() < frames_.size()) index_appended_frames();
   uint64_t key = frame_key(name, file, line, cat);
   size_t i = key & frame_mask_;
-  while (uint32_t slot = frame_slots_[i]) {
-    const Frame& f = frames_[slot - 1];
-    if (frame_keys_[slot - 1] == key && f.name == name && f.file == file && f.line == line &&
-        f.category == cat)
-      return slot - 1;
+  while (uint64_t slot = frame_slots_[i]) {
+    if ((slot ^ key) >> 32 == 0) {
+      FrameId id = static_cast<FrameId>(slot - 1);
+      const Frame& f = frames_[id];
+      if (f.name == name && f.file == file && f.line == line && f.category == cat) return id;
+    }
     i = (i + 1) & frame_mask_;
   }
   FrameId id = static_cast<FrameId>(frames_.size());
   frames_.push_back(Frame{name, file, line, cat});
   frame_keys_.push_back(key);
-  frame_slots_[i] = id + 1;
+  frame_slots_[i] = frame_slot(id, key);
   if (frames_.size() * 2 > frame_slots_.size()) grow_frames();
   return id;
 }
 
+void Symbols::prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId cat) const {
+  __builtin_prefetch(&frame_slots_[frame_key(name, file, line, cat) & frame_mask_]);
+}
+
+void Symbols::in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,
+                            const std::function<void(size_t)>& second) {
+  if (!threaded) {
+    for (size_t b = 0; b < blocks; ++b) {
+      first(b);
+      second(b);
+    }
+    return;
+  }
+  std::atomic<size_t> firsts{0}, seconds{0};  // blocks done by each
+  std::exception_ptr failure;
+  std::thread t([&] {
+    try {
+      for (size_t b = 0; b < blocks; ++b) {
+        for (size_t s = seconds.load(); b >= s + ahead; s = seconds.load()) seconds.wait(s);
+        first(b);
+        firsts.store(b + 1);
+        firsts.notify_one();
+      }
+    } catch (...) {
+      failure = std::current_exception();
+      firsts.store(SIZE_MAX);  // wakes the other side, which then stops
+      firsts.notify_one();
+    }
+  });
+  for (size_t b = 0; b < blocks; ++b) {
+    size_t f = firsts.load();
+    while (f <= b) {
+      firsts.wait(f);
+      f = firsts.load();
+    }
+    if (f == SIZE_MAX) break;
+    second(b);
+    seconds.store(b + 1);
+    seconds.notify_one();
+  }
+  t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 CategoryId Symbols::category(std::string_view name) {
+  if (name.empty()) return 0;  // interned by the constructor
   StrId s = strings.intern(name);
   for (size_t i = 0; i < categories_.size(); ++i)
     if (categories_[i] == s) return static_cast<CategoryId>(i);

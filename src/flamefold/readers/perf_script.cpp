@@ -829,7 +829,9 @@ void absorb(Collapser& into, Collapser& from) {
   from.stacks = StackTable();
 }
 
-void build_profile(Collapser& c, Profile& out) { stack_table::build_profile(c.symbols, c.stacks, out); }
+void build_profile(Collapser& c, Profile& out) {
+  stack_table::build_profile(stack_table::SymbolFrames(c.symbols), c.stacks, out);
+}
 
 struct JobResult {
   uint64_t lines = 0, first_bad = 0;

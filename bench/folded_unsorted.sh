@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Unsorted folded stacks (issue 10, part 3): a 222 MB file of 1,000,000 distinct frames in
+# ~154,000 lines, as samplers write them (bench/folded_1m_gen.py). Times flamefold's
+# flamegraph -> SVG and -> HTML, info and collapse side by side with inferno-flamegraph -> SVG
+# and, when given, a previous flamefold binary, interleaved round by round; prints medians of
+# N rounds and the ratios, and checks that the outputs of both flamefold binaries are the same.
+#   bench/folded_unsorted.sh [build-dir] [previous-flamefold] [rounds=5]
+# Inputs and outputs go to /tmp/ffbench (never into the repository).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+before=${2:-}
+rounds=${3:-5}
+inferno=${INFERNO:-$here/../shared/peers/inferno/inferno-flamegraph}
+dir=/tmp/ffbench
+input=$dir/folded_1m.txt
+mkdir -p "$dir"
+[[ -s $input ]] || /usr/bin/python3 "$here/bench/folded_1m_gen.py" "$input"
+echo "input: $input ($(stat -c %s "$input") bytes, $(wc -l <"$input") lines)"
+
+cmds=()
+[[ -x $inferno ]] && cmds+=("inferno svg=$inferno $input > $dir/u-inferno.svg")
+add() {  # label binary
+  cmds+=("$1 svg=$2 flamegraph $input -o $dir/u-$1.svg"
+         "$1 html=$2 flamegraph $input -o $dir/u-$1.html"
+         "$1 info=$2 info $input > $dir/u-$1.info"
+         "$1 collapse=$2 collapse $input -o $dir/u-$1.folded")
+}
+[[ -n $before ]] && add before "$before"
+add new "$build/flamefold"
+
+/usr/bin/python3 - "$rounds" "${cmds[@]}" <<'EOF'
+import statistics, subprocess, sys
+rounds = int(sys.argv[1])
+cmds = [a.split('=', 1) for a in sys.argv[2:]]
+runs = {label: [] for label, _ in cmds}
+for _ in range(rounds):
+    for label, cmd in cmds:
+        r = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M', 'bash', '-c', cmd + ' 2>/dev/null'],
+                           capture_output=True, text=True)
+        runs[label].append(tuple(map(float, r.stderr.strip().splitlines()[-1].split())))
+med = {label: statistics.median(x[0] for x in v) for label, v in runs.items()}
+print(f"{'':16} {'median s':>9} {'min':>6} {'max':>6} {'user':>6} {'sys':>6} {'RSS MB':>7}  walls")
+for label, v in runs.items():
+    print(f"{label:16} {med[label]:9.3f} {min(x[0] for x in v):6.2f} {max(x[0] for x in v):6.2f} "
+          f"{statistics.median(x[1] for x in v):6.2f} {statistics.median(x[2] for x in v):6.2f} "
+          f"{max(x[3] for x in v) / 1024:7.0f}  {' '.join(f'{x[0]:.2f}' for x in v)}")
+if 'inferno svg' in med:
+    for label in med:
+        if label.startswith('new'):
+            print(f"inferno svg / {label}: {med['inferno svg'] / med[label]:.2f}x")
+for label in med:
+    if label.startswith('before'):
+        new = 'new' + label[len('before'):]
+        print(f"{label} / {new}: {med[label] / med[new]:.2f}x")
+EOF
+if [[ -n $before ]]; then
+  for kind in svg html info folded; do
+    cmp -s "$dir/u-before.$kind" "$dir/u-new.$kind" && echo "$kind: same bytes" || echo "$kind: DIFFERENT"
+  done
+fi
+uptime | sed 's/.*load/load/'
