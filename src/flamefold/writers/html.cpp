@@ -387,9 +387,14 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
   return payload;
 }
 
+// Payloads up to this size are compressed at level 6; bigger ones (a million-node profile makes
+// ~46 MB) at level 1: 4x faster (0.40 -> ~0.1 s) for a file ~10 % larger.
+constexpr size_t kFastCompressionFrom = size_t(16) << 20;
+
 std::string gzip(const std::string& in) {
+  const int level = in.size() >= kFastCompressionFrom ? 1 : 6;
 #ifdef FLAMEFOLD_HAVE_LIBDEFLATE
-  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  libdeflate_compressor* c = libdeflate_alloc_compressor(level);
   if (!c) throw std::runtime_error("out of memory compressing the HTML payload");
   std::string out(libdeflate_gzip_compress_bound(c, in.size()), '\0');
   size_t got = libdeflate_gzip_compress(c, in.data(), in.size(), out.data(), out.size());
@@ -399,7 +404,7 @@ std::string gzip(const std::string& in) {
   return out;
 #else
   z_stream z{};
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw std::runtime_error("could not compress the HTML payload");
   std::string out(deflateBound(&z, in.size()), '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
