@@ -339,7 +339,9 @@
   const hex2 = (v) => v.toString(16).padStart(2, '0');
   const RED = [], BLUE = [];
   for (let g = 0; g <= 210; g++) { RED.push('#ff' + hex2(g) + hex2(g)); BLUE.push('#' + hex2(g) + hex2(g) + 'ff'); }
+  // --negate (the header's "negate") swaps the hues: blue where a frame grew.
   function changeColour(v, max) {
+    if (S.negate) v = -v;
     if (v > 0) return RED[Math.trunc(210 * (max - Math.min(v, max)) / max)];
     if (v < 0) return BLUE[Math.trunc(210 * (max + Math.max(v, -max)) / max)];
     return '#ffffff';
@@ -1034,7 +1036,8 @@
     const scale = document.createElement('span'); scale.className = 'item scale'; scale.id = 'diffscale';
     const lo = document.createElement('span'); lo.className = 'lo'; lo.textContent = max > 0 ? signed(-max, unit) : '0';
     const bar = document.createElement('i'); bar.className = 'bar';
-    bar.style.background = 'linear-gradient(to right, ' + BLUE[0] + ', ' + BLUE[210] + ' 49.5%, #ffffff 49.5%, #ffffff 50.5%, ' + RED[210] + ' 50.5%, ' + RED[0] + ')';
+    const [neg, pos] = S.negate ? [RED, BLUE] : [BLUE, RED];  // the colour of a shrink, of a growth
+    bar.style.background = 'linear-gradient(to right, ' + neg[0] + ', ' + neg[210] + ' 49.5%, #ffffff 49.5%, #ffffff 50.5%, ' + pos[210] + ' 50.5%, ' + pos[0] + ')';
     const hi = document.createElement('span'); hi.className = 'hi'; hi.textContent = max > 0 ? signed(max, unit) : '0';
     const what = document.createElement('span'); what.className = 'what';
     what.textContent = columnLabel(S.data.header.columns[S.col]) + ' ' + S.colourBy + ' change, after − before';
@@ -1226,6 +1229,7 @@
       S.diff = findDiff(h.columns);
       if (S.diff && S.diff.before.indexOf(S.col) >= 0) S.col = S.diff.before.indexOf(S.col);  // a before column chosen: show its pair
       S.icicle = !!h.inverted;
+      S.negate = !!h.negate;
       $('title').textContent = h.title;
       $('subtitle').textContent = h.subtitle;
       document.title = h.title;

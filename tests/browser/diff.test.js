@@ -103,6 +103,17 @@ async function main({ open, test }) {
     assert((await page.textContent('#diffscale .what')).includes('self'), 'legend says self change');
   });
 
+  await test('--negate swaps the hues, as in the SVG', async () => {
+    const negated = diffHtml('diff-negate', path.join(tmp, 'diff-before.folded'), path.join(tmp, 'diff-after.folded'), '--negate');
+    const p = await open(negated);
+    const want = { matmul: blue(20, 20), softmax: red(6, 20), read: [255, 255, 255] };
+    for (const [name, rgb] of Object.entries(want)) {
+      const px = await pixel(p, await find(p, name), 0.2);
+      assert(same(px, rgb), name + ' is ' + px + ' under --negate, expected ' + rgb);
+    }
+    await p.close();
+  });
+
   await test('colour by total change', async () => {
     await page.click('#colourby button[data-value="total"]');
     assert((await api(page, () => window.flamefold.state().colourBy)) === 'total', 'colour mode');

@@ -155,6 +155,10 @@ TEST(DiffCli, SvgColoursAreFlamegraphPls) {
     r = test::run("perl " + shared_path + "peers/FlameGraph/flamegraph.pl" + negate + " " + three);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(svg_frames(test::read_file(ours)), svg_frames(r.out)) << negate;
+    // The three-column file itself drawn by flamefold, as flamegraph.pl draws it.
+    std::string from_file = test::tmp_path("from_file.svg");
+    ASSERT_EQ(test::flamefold("flamegraph " + three + negate + " -o " + from_file).exit_code, 0);
+    EXPECT_EQ(svg_frames(test::read_file(from_file)), svg_frames(r.out)) << negate;
   }
 }
 

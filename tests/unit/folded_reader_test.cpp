@@ -7,6 +7,7 @@
 
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/diff.h"
 #include "flamefold/readers/folded.h"
 #include "flamefold/writers/folded.h"
 #include "test_support.h"
@@ -97,10 +98,22 @@ TEST(FoldedReader, CrLfBlankLinesAndBadLines) {
   EXPECT_EQ(counter_containing(q, "first at line 4"), 2u);
 }
 
-TEST(FoldedReader, DifferentialLinesUseTheSecondCount) {
-  Profile p = read_text("a;b 10 12\na;c 5 0\n");
-  EXPECT_EQ(folded(p), "a;b 12\n");
-  EXPECT_EQ(fact(p, "differential lines"), "2 (two counts; the second is used)");
+TEST(FoldedReader, ThreeColumnLinesMakeADifferentialProfile) {
+  // difffolded.pl's `stack before after`: both sides kept; a zero count is absent on its side,
+  // a line with one count is unchanged; the file reads back to the same lines.
+  Profile p = read_text("a;b 10 12\na;c 5 0\nd 0 3\na;e 2\n");
+  ASSERT_TRUE(is_differential(p));
+  EXPECT_EQ(p.source_format, "folded (differential)");
+  EXPECT_EQ(folded(p), "a;b 10 12\na;c 5 0\na;e 2 2\nd 0 3\n");
+  const int after = p.default_column, before = before_column(p, after);
+  EXPECT_EQ(p.total(after), 17);
+  EXPECT_EQ(p.total(before), 17);
+  // A file whose lines mostly have one count stays an ordinary profile (the second count of a
+  // stray two-count line is its weight, as flamegraph.pl draws it).
+  Profile q = read_text("a;b 1\na;c 2\na;d 4 5\n");
+  EXPECT_FALSE(is_differential(q));
+  EXPECT_EQ(folded(q), "a;b 1\na;c 2\na;d 5\n");
+  EXPECT_EQ(fact(q, "differential lines"), "1 (two counts; the second is used)");
 }
 
 TEST(FoldedReader, Utf16WithByteOrderMarkIsDecoded) {

@@ -35,7 +35,6 @@ CLI::App* register_diff_command(CLI::App& app, std::vector<std::string>& inputs,
   d->add_flag("-n,--normalize", diff_opts.normalize,
               "scale the before side to the after side's total (difffolded.pl -n: each stack, truncated)");
   d->add_flag("-s,--strip-hex", diff_opts.strip_hex, "read hex numbers (addresses) in frame names as 0x... (difffolded.pl -s)");
-  d->add_flag("--negate", w.negate, "swap the differential hues: blue where a frame grew, red where it shrank");
   d->add_option("--fail-above", fail_above,
                 "CI gate: exit 3 and name the frames whose inclusive weight grew by more than this % of the before "
                 "side's total (e.g. 2%); with --normalize, shares are compared");

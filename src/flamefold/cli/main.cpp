@@ -164,6 +164,7 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
   app->add_option("--notes", w.notes, "SVG: notes kept in a comment at the top of the file");
   app->add_option("--bgcolors", w.bgcolors, "SVG: background: yellow, blue, green, grey or #rrggbb (default: by palette)");
   app->add_option("--search-color", w.search_color, "SVG: colour of search matches (default rgb(230,0,230))");
+  app->add_flag("--negate", w.negate, "differential graphs: swap the hues (blue where a frame grew, red where it shrank)");
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "flamefold/diff.h"
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/heap.h"
@@ -1188,7 +1189,84 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
 
 }  // namespace
 
+namespace {
+
+// Whether most stack lines of the head carry two counts (difffolded.pl's `stack before after`).
+bool head_is_differential(std::string_view head) {
+  std::string decoded;
+  head = head_as_utf8(head, decoded);
+  size_t pos = 0, at, two = 0, one = 0;
+  double count;
+  while (pos < head.size() && one + two < 20) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) break;
+    std::string_view line = trim_end(head.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (line.empty() || !split_count(line, at, count)) continue;
+    if (split_count(line.substr(0, at - 1), at, count)) ++two;
+    else ++one;
+  }
+  return two > 0 && two >= one;
+}
+
+// A three-column folded file, `stack before after` (difffolded.pl's output, or `flamefold diff
+// -o x.folded`): the two sides are read as two folded inputs and made one differential profile.
+// A line with one count has it on both sides (unchanged).
+Profile read_differential_folded(Input& input, const ReadOptions& options) {
+  TextSource src(input);
+  std::string before, after;
+  std::string_view chunk;
+  uint64_t lines = 0, bad = 0, first_bad = 0;
+  while (src.next(chunk)) {
+    size_t pos = 0;
+    while (pos < chunk.size()) {
+      size_t nl = chunk.find('\n', pos);
+      if (nl == std::string_view::npos) nl = chunk.size();
+      std::string_view line = trim_end(chunk.substr(pos, nl - pos));
+      pos = nl + 1;
+      ++lines;
+      if (line.empty()) continue;
+      size_t second_at, first_at;
+      double count;
+      if (!split_count(line, second_at, count)) {
+        if (!first_bad) first_bad = lines;
+        ++bad;
+        continue;
+      }
+      std::string_view after_count = line.substr(second_at), rest = line.substr(0, second_at - 1);
+      std::string_view stack = rest, before_count = after_count;
+      if (split_count(rest, first_at, count)) {
+        stack = rest.substr(0, first_at - 1);
+        before_count = rest.substr(first_at);
+      }
+      auto add = [&](std::string& side, std::string_view n) {
+        if (n.find_first_not_of("0.") == std::string_view::npos) return;  // a zero count: not on this side
+        side.append(stack).push_back(' ');
+        side.append(n).push_back('\n');
+      };
+      add(before, before_count);
+      add(after, after_count);
+    }
+  }
+  auto side = [&](const char* which, std::string text) {
+    Input in = Input::from_memory(input.path() + " (" + which + ")", std::move(text));
+    ReadOptions o = options;
+    o.format = "folded";
+    Profile p = read_folded(in, o);
+    p.inputs = {input.path()};
+    return p;
+  };
+  Profile d = make_diff(side("before", std::move(before)), side("after", std::move(after)), DiffOptions{});
+  d.source_format = "folded (differential)";
+  if (bad)
+    d.count("lines without a trailing count (skipped; first at line " + std::to_string(first_bad) + ")", bad);
+  return d;
+}
+
+}  // namespace
+
 Profile read_folded(Input& input, const ReadOptions& options) {
+  if (head_is_differential(input.head())) return read_differential_folded(input, options);
   Profile p;
   p.source_format = "folded";
   p.inputs.push_back(input.path());

@@ -109,6 +109,7 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   append_clean_json_string(j, o.countname);
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
+  if (o.negate) j += ",\"negate\":true";  // differential hues swapped
   j += ",\"source_format\":";
   append_clean_json_string(j, p.source_format);
   j += ",\"default_column\":" + std::to_string(default_column);
