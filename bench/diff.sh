@@ -37,10 +37,10 @@ done
 median "flamefold diff folded pair -> SVG" <"$D/diffb.ff"
 median "inferno-diff-folded | inferno-flamegraph" <"$D/diffb.inf"
 run "perl $FG/difffolded.pl $D/diff_before.folded $D/diff_after.folded | perl $FG/flamegraph.pl > $D/diffb_pl.svg" | median "difffolded.pl | flamegraph.pl (1 run)"
-: >"$D/diffb.html"; : >"$D/diffb.one"
+: >"$D/diffb_html.txt"; : >"$D/diffb_one.txt"
 for i in $(seq "$RUNS"); do
-  run "$FF diff $D/kineto_1g_a.json $D/kineto_1g_b.json -o $D/diffb.html" >>"$D/diffb.html"
-  run "$FF flamegraph $D/kineto_1g_a.json -o $D/diffb_one.html" >>"$D/diffb.one"
+  run "$FF diff $D/kineto_1g_a.json $D/kineto_1g_b.json -o $D/diffb.html" >>"$D/diffb_html.txt"
+  run "$FF flamegraph $D/kineto_1g_a.json -o $D/diffb_one.html" >>"$D/diffb_one.txt"
 done
-median "flamefold diff two 1 GB Kineto traces -> HTML" <"$D/diffb.html"
-median "flamefold flamegraph one 1 GB Kineto trace -> HTML" <"$D/diffb.one"
+median "flamefold diff two 1 GB Kineto traces -> HTML" <"$D/diffb_html.txt"
+median "flamefold flamegraph one 1 GB Kineto trace -> HTML" <"$D/diffb_one.txt"
