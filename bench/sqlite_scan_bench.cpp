@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "flamefold/readers/ascend.h"
-#include "flamefold/readers/nsys.h"
-#include "flamefold/readers/sqlite_db.h"
-#include "flamefold/timeline_build.h"
+#include "flamefold/readers/sqlite/ascend.h"
+#include "flamefold/readers/sqlite/nsys.h"
+#include "flamefold/readers/sqlite/sqlite_db.h"
+#include "flamefold/timeline/build_profile.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "flamefold/errors.h"
-#include "flamefold/readers/ascend.h"
+#include "flamefold/readers/sqlite/ascend.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "flamefold/errors.h"
-#include "flamefold/readers/ascend.h"
+#include "flamefold/readers/sqlite/ascend.h"
 #include "profile_compare.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"

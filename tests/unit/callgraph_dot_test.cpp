@@ -2,7 +2,7 @@
 #include <filesystem>
 
 #include "flamefold/call_stats.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/callgraph.h"
 #include "flamefold/writers/pstats.h"
 #include "test_support.h"

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "flamefold/timeline_build.h"
+#include "flamefold/timeline/build_profile.h"
 #include "kineto_test_util.h"
 
 using namespace flamefold;

@@ -8,7 +8,7 @@
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/diff.h"
-#include "flamefold/readers/folded.h"
+#include "flamefold/readers/text/folded.h"
 #include "flamefold/writers/folded.h"
 #include "test_support.h"
 

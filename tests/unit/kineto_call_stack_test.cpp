@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "flamefold/pipeline.h"
-#include "flamefold/readers/kineto.h"
+#include "flamefold/readers/json/kineto.h"
 #include "kineto_test_util.h"
 #include "test_support.h"
 

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "flamefold/errors.h"
-#include "flamefold/readers/nsys.h"
+#include "flamefold/readers/sqlite/nsys.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "flamefold/errors.h"
-#include "flamefold/readers/nsys.h"
+#include "flamefold/readers/sqlite/nsys.h"
 #include "profile_compare.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"

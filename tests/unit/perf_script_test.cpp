@@ -9,7 +9,7 @@
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/progress.h"
-#include "flamefold/readers/perf_script.h"
+#include "flamefold/readers/text/perf_script.h"
 #include "flamefold/writers/folded.h"
 #include "test_support.h"
 

@@ -11,7 +11,7 @@
 #include "flamefold/input.h"
 #include "flamefold/options.h"
 #include "flamefold/profile.h"
-#include "flamefold/readers/folded.h"
+#include "flamefold/readers/text/folded.h"
 
 using namespace flamefold;
 

@@ -4,7 +4,7 @@
 
 #include "flamefold/call_stats.h"
 #include "flamefold/errors.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats.h"
 #include "test_support.h"
 

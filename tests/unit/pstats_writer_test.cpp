@@ -3,7 +3,7 @@
 
 #include "flamefold/builder.h"
 #include "flamefold/call_stats.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats.h"
 #include "flamefold/writers/pstats_table.h"
 #include "test_support.h"

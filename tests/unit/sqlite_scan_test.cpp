@@ -11,7 +11,7 @@
 #include <random>
 
 #include "flamefold/errors.h"
-#include "flamefold/readers/sqlite_db.h"
+#include "flamefold/readers/sqlite/sqlite_db.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"
 

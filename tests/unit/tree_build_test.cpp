@@ -15,8 +15,8 @@
 #include "flamefold/output.h"
 #include "flamefold/options.h"
 #include "flamefold/profile.h"
-#include "flamefold/readers/folded.h"
-#include "flamefold/readers/stack_table.h"
+#include "flamefold/readers/text/folded.h"
+#include "flamefold/readers/text/stack_table.h"
 #include "flamefold/writers/folded.h"
 #include "test_support.h"
 

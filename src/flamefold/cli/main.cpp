@@ -16,7 +16,7 @@
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/kernel_summary.h"
 #include "flamefold/writers/top.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats_table.h"
 #include "cli/commands.h"
 

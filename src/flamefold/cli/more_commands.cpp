@@ -3,13 +3,13 @@
 #include "flamefold/errors.h"
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
-#include "flamefold/readers/ascend.h"
-#include "flamefold/readers/nsys.h"
+#include "flamefold/readers/sqlite/ascend.h"
+#include "flamefold/readers/sqlite/nsys.h"
 #include "flamefold/writers/chrome_trace.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats.h"
 #include "flamefold/writers/callgraph.h"
-#include "flamefold/readers/gpu_cpu_merge.h"
+#include "flamefold/readers/text/gpu_cpu_merge.h"
 
 using namespace flamefold;
 

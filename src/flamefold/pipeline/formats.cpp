@@ -3,10 +3,10 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
-#include "flamefold/readers/folded.h"
-#include "flamefold/readers/perf_script.h"
-#include "flamefold/readers/sqlite_db.h"
-#include "flamefold/readers/text_source.h"
+#include "flamefold/readers/text/folded.h"
+#include "flamefold/readers/text/perf_script.h"
+#include "flamefold/readers/sqlite/sqlite_db.h"
+#include "flamefold/readers/text/text_source.h"
 
 namespace flamefold {
 

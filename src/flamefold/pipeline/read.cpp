@@ -3,12 +3,12 @@
 #include "flamefold/errors.h"
 #include "flamefold/merge.h"
 #include "flamefold/pipeline.h"
-#include "flamefold/readers/folded.h"
-#include "flamefold/readers/kineto.h"
-#include "flamefold/readers/perf_script.h"
-#include "flamefold/readers/nsys.h"
-#include "flamefold/readers/ascend.h"
-#include "flamefold/readers/pstats.h"
+#include "flamefold/readers/text/folded.h"
+#include "flamefold/readers/json/kineto.h"
+#include "flamefold/readers/text/perf_script.h"
+#include "flamefold/readers/sqlite/nsys.h"
+#include "flamefold/readers/sqlite/ascend.h"
+#include "flamefold/readers/marshal/pstats.h"
 
 namespace flamefold {
 

@@ -1,0 +1,460 @@
+// The direct table-page reader behind TableScan (see sqlite_pages.h). Format facts used here
+// (https://www.sqlite.org/fileformat2.html): big-endian header fields; page 1 carries the
+// 100-byte file header before its b-tree header; table interior pages (0x05) hold
+// (left child u32, rowid key varint) cells plus a right-most child, table leaf pages (0x0D)
+// hold (payload size varint, rowid varint, payload, [first overflow page u32]) cells; a
+// record is a header (its size, then one serial type per column) followed by the values.
+#include "flamefold/readers/sqlite/sqlite_pages.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <cstdio>
+#include <cstring>
+
+#include "flamefold/errors.h"
+
+namespace flamefold::sqlite {
+
+namespace {
+
+inline uint32_t be16(const uint8_t* p) { return (uint32_t{p[0]} << 8) | p[1]; }
+inline uint32_t be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+// SQLite's varint: 1-9 bytes, 7 bits per byte with the high bit set on all but the last, the
+// ninth byte contributing all 8 bits. False when it would run past `end`.
+inline bool get_varint(const uint8_t*& q, const uint8_t* end, uint64_t& v) {
+  if (q < end && *q < 0x80) {
+    v = *q++;
+    return true;
+  }
+  v = 0;
+  for (int k = 0; k < 9; ++k) {
+    if (q >= end) return false;
+    uint8_t b = *q++;
+    if (k == 8) {
+      v = (v << 8) | b;
+      return true;
+    }
+    v = (v << 7) | (b & 0x7F);
+    if (!(b & 0x80)) return true;
+  }
+  return true;  // not reached
+}
+
+// Bytes a value of serial type `st` occupies (10 and 11 are reserved: the caller rejects them).
+inline uint64_t serial_size(uint64_t st) {
+  static constexpr uint8_t kSmall[12] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0};
+  return st < 12 ? kSmall[st] : (st - 12) >> 1;
+}
+
+// A big-endian two's-complement integer of `n` bytes (1..8).
+inline int64_t be_int(const uint8_t* d, int n) {
+  uint64_t u = d[0] & 0x80 ? ~uint64_t{0} : 0;
+  for (int k = 0; k < n; ++k) u = (u << 8) | d[k];
+  return static_cast<int64_t>(u);
+}
+
+}  // namespace
+
+FileImage::~FileImage() {
+  if (data) ::munmap(const_cast<uint8_t*>(data), size);
+}
+
+namespace {
+// Mappings alive in this process, so connections to the same file (the Ascend reader's second
+// connection) share one mapping and its page-table entries.
+struct MappedFile {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+  std::weak_ptr<const FileImage> image;
+};
+std::mutex g_mapped_mutex;
+std::vector<MappedFile> g_mapped;
+}  // namespace
+
+std::shared_ptr<const FileImage> FileImage::map(const std::string& path, std::string& problem) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    problem = "cannot open the file for direct reading";
+    return nullptr;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 512) {
+    ::close(fd);
+    problem = "not a regular file of at least one page";
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(g_mapped_mutex);
+  for (size_t i = 0; i < g_mapped.size();) {
+    MappedFile& m = g_mapped[i];
+    std::shared_ptr<const FileImage> alive = m.image.lock();
+    if (!alive) {
+      g_mapped.erase(g_mapped.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    if (m.dev == st.st_dev && m.ino == st.st_ino && m.size == st.st_size && m.mtime.tv_sec == st.st_mtim.tv_sec &&
+        m.mtime.tv_nsec == st.st_mtim.tv_nsec) {
+      ::close(fd);
+      return alive;
+    }
+    ++i;
+  }
+  std::shared_ptr<const FileImage> made = map_new(fd, st, path, problem);
+  if (made) g_mapped.push_back(MappedFile{st.st_dev, st.st_ino, st.st_size, st.st_mtim, made});
+  return made;
+}
+
+std::shared_ptr<const FileImage> FileImage::map_new(int fd, const struct stat& st, const std::string& path,
+                                                    std::string& problem) {
+  void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) {
+    problem = "cannot map the file";
+    return nullptr;
+  }
+  auto img = std::make_shared<FileImage>();
+  img->data = static_cast<const uint8_t*>(m);
+  img->size = static_cast<uint64_t>(st.st_size);
+  img->path = path;
+  const uint8_t* h = img->data;
+  if (std::memcmp(h, "SQLite format 3\0", 16) != 0) {
+    problem = "no SQLite header";
+    return nullptr;
+  }
+  uint32_t page_size = be16(h + 16);
+  if (page_size == 1) page_size = 65536;
+  if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
+    problem = "page size " + std::to_string(page_size) + " is not a power of two in 512..65536";
+    return nullptr;
+  }
+  if (h[18] > 2 || h[19] > 2) {
+    problem = "file format version above 2";
+    return nullptr;
+  }
+  if (h[18] == 2 || h[19] == 2) {
+    // WAL mode: committed pages may still be in the -wal file, which only SQLite can merge.
+    struct stat wal;
+    if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+      problem = "WAL-mode database with a non-empty -wal file beside it";
+      return nullptr;
+    }
+  }
+  uint32_t usable = page_size - h[20];
+  if (usable < 480) {
+    problem = "fewer than 480 usable bytes per page";
+    return nullptr;
+  }
+  uint32_t encoding = be32(h + 56);
+  if (encoding > 1) {
+    problem = "text encoding is UTF-16";
+    return nullptr;
+  }
+  uint64_t pages = img->size / page_size;
+  if (pages > UINT32_MAX - 1) pages = UINT32_MAX - 1;
+  img->page_size = page_size;
+  img->usable = usable;
+  img->pages = static_cast<uint32_t>(pages);
+  return img;
+}
+
+int PageScanner::root_type(const FileImage& image, uint32_t root) {
+  if (root < 1 || root > image.pages) return -1;
+  return image.page(root)[root == 1 ? 100 : 0];
+}
+
+PageScanner::PageScanner(std::shared_ptr<const FileImage> image, std::string file, uint32_t root, std::string table,
+                         std::vector<ColumnSource> columns, int64_t lo, int64_t hi)
+    : image_(std::move(image)), file_(std::move(file)), root_(root), table_(std::move(table)), columns_(std::move(columns)), lo_(lo), hi_(hi) {
+  for (uint32_t c = 0; c < columns_.size(); ++c) {
+    const ColumnSource& src = columns_[c];
+    if (src.kind == ColumnSource::kRowid) rowid_slots_.push_back(c);
+    if (src.kind != ColumnSource::kRecord) continue;
+    if (src.record_index >= slot_of_record_.size()) slot_of_record_.resize(src.record_index + 1, -1);
+    if (slot_of_record_[src.record_index] < 0) slot_of_record_[src.record_index] = static_cast<int32_t>(c);
+    else duplicates_.emplace_back(static_cast<uint32_t>(slot_of_record_[src.record_index]), c);
+  }
+  last_record_column_ = static_cast<uint32_t>(slot_of_record_.size());
+  stack_.reserve(64);
+  visited_.assign(image_->pages / 64 + 1, 0);
+}
+
+void PageScanner::corrupt(uint32_t page, const std::string& problem) const {
+  throw InputError(file_, "table " + table_ + " page " + std::to_string(page), problem + " (damaged file?)");
+}
+
+void PageScanner::push(uint32_t page) {
+  const uint32_t from = stack_.empty() ? page : stack_.back().number;
+  if (page < 1 || page > image_->pages)
+    corrupt(from, "points to page " + std::to_string(page) + ", beyond the end of the file (" + std::to_string(image_->pages) +
+                      " pages)");
+  uint64_t& bits = visited_[page >> 6];
+  const uint64_t bit = uint64_t{1} << (page & 63);
+  if (bits & bit) corrupt(page, "is reached twice in the table's b-tree (a loop)");
+  if (stack_.size() >= 64) corrupt(page, "the table's b-tree is deeper than 64 levels");
+  bits |= bit;
+  const uint8_t* p = image_->page(page);
+  const uint32_t header = page == 1 ? 100 : 0;
+  const uint8_t type = p[header];
+  if (type != 0x05 && type != 0x0D) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", type);
+    corrupt(page, std::string("is not a table b-tree page (type ") + hex + ")");
+  }
+  const uint32_t cells = be16(p + header + 3);
+  const uint32_t header_size = type == 0x05 ? 12 : 8;
+  if (header + header_size + 2 * cells > image_->usable)
+    corrupt(page, "its cell count (" + std::to_string(cells) + ") does not fit in the page");
+  stack_.push_back(Level{p, page, header, cells, 0, p + header + header_size, header + header_size + 2 * cells});
+}
+
+uint32_t PageScanner::cell_offset(const Level& l, uint32_t i) const {
+  const uint32_t off = be16(l.ptrs + 2 * i);
+  if (off < l.area || off >= image_->usable)
+    corrupt(l.number, "cell " + std::to_string(i) + " starts at byte " + std::to_string(off) + ", outside the cell area");
+  return off;
+}
+
+uint32_t PageScanner::child(const Level& l, uint32_t i) const {
+  if (i == l.cells) return be32(l.page + l.header + 8);  // the right-most pointer
+  const uint32_t off = cell_offset(l, i);
+  if (off + 4 > image_->usable) corrupt(l.number, "cell " + std::to_string(i) + " runs past the end of the page");
+  return be32(l.page + off);
+}
+
+int64_t PageScanner::interior_key(const Level& l, uint32_t i) const {
+  const uint32_t off = cell_offset(l, i);
+  const uint8_t* q = l.page + off + 4;
+  const uint8_t* end = l.page + image_->usable;
+  uint64_t key = 0;
+  if (q > end || !get_varint(q, end, key)) corrupt(l.number, "cell " + std::to_string(i) + " runs past the end of the page");
+  return static_cast<int64_t>(key);
+}
+
+// From the top of the stack down to a leaf: at each interior page, the first child that can
+// hold rowids >= lo_ (the left child of cell i holds the rowids <= key i).
+void FileImage::release(uint32_t first, uint32_t last) const {
+  static const uint64_t os_page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  // The kernel maps the neighbours of a faulting page too (64 KB "fault-around" blocks): the
+  // blocks around the range go as well, or they would stay resident.
+  const uint64_t block = std::max<uint64_t>(os_page, 64 << 10);
+  uint64_t begin = uint64_t(first - 1) * page_size / block * block;
+  uint64_t end = std::min<uint64_t>((uint64_t(last) * page_size + block - 1) / block * block, size / os_page * os_page);
+  if (end > begin) ::madvise(const_cast<uint8_t*>(data) + begin, end - begin, MADV_DONTNEED);
+}
+
+PageScanner::~PageScanner() {
+  if (done_first_) image_->release(done_first_, done_last_);
+  // A scan that stops early (a rowid range) leaves its path through the tree mapped.
+  for (const Level& l : stack_) image_->release(l.number, l.number);
+}
+
+void PageScanner::leaf_done(uint32_t page) {
+  // Every 256 KB of leaves read, everything from the scan's first leaf up to the last one read
+  // is released: other tables' pages in between (tables written side by side interleave their
+  // leaves) go too, and so does whatever the kernel mapped again behind the scan (measured:
+  // releasing only each stretch of leaves left ~15 MB per GB of table resident). A later scan
+  // that needs a page maps it again cheaply.
+  constexpr uint64_t kReleaseBytes = 256 << 10;
+  if (!done_first_) done_first_ = done_last_ = page;
+  done_first_ = std::min(done_first_, page);
+  done_last_ = std::max(done_last_, page);
+  if (++done_leaves_ * image_->page_size < kReleaseBytes) return;
+  image_->release(done_first_, done_last_);
+  done_leaves_ = 0;
+}
+
+bool PageScanner::advance_to_leaf() {
+  if (!started_) {
+    started_ = true;
+    push(root_);
+  } else {
+    // The leaf on top is finished: climb to the first ancestor with a child left.
+    leaf_done(stack_.back().number);
+    stack_.pop_back();
+    for (;;) {
+      if (stack_.empty()) return false;
+      Level& t = stack_.back();
+      if (t.index < t.cells) {
+        // Every rowid in the next child is above key `index`.
+        if (hi_ != INT64_MAX && interior_key(t, t.index) >= hi_) return false;
+        ++t.index;
+        uint32_t next = child(t, t.index);
+        push(next);
+        break;
+      }
+      image_->release(t.number, t.number);  // an interior page done with: interior pages lie apart from the leaves
+      stack_.pop_back();
+    }
+  }
+  while (stack_.back().page[stack_.back().header] == 0x05) {
+    Level& t = stack_.back();
+    uint32_t i = 0;
+    if (lo_ != INT64_MIN && !seek_done_) {
+      uint32_t a = 0, b = t.cells;  // first cell whose key >= lo_
+      while (a < b) {
+        uint32_t m = (a + b) / 2;
+        if (interior_key(t, m) < lo_) a = m + 1;
+        else b = m;
+      }
+      i = a;
+    }
+    t.index = i;
+    uint32_t next = child(t, i);
+    push(next);
+  }
+  seek_done_ = true;
+  return true;
+}
+
+bool PageScanner::next(Value* out) {
+  if (done_) return false;
+  if (!started_ && !advance_to_leaf()) {
+    done_ = true;
+    return false;
+  }
+  const uint32_t usable = image_->usable;
+  for (;;) {
+    Level& leaf = stack_.back();
+    while (leaf.index < leaf.cells) {
+      const uint32_t i = leaf.index++;
+      const uint32_t off = be16(leaf.ptrs + 2 * i);
+      if (off < leaf.area || off >= usable) cell_offset(leaf, i);  // reports the damage
+      if (i + 1 < leaf.cells) __builtin_prefetch(leaf.page + be16(leaf.ptrs + 2 * i + 2));
+      const uint8_t* q = leaf.page + off;
+      const uint8_t* end = leaf.page + usable;
+      uint64_t size = 0, key = 0;
+      if (!get_varint(q, end, size) || !get_varint(q, end, key))
+        corrupt(leaf.number, "cell " + std::to_string(i) + " runs past the end of the page");
+      const int64_t rowid = static_cast<int64_t>(key);
+      if (rowid < lo_) continue;
+      if (rowid > hi_) {
+        done_ = true;
+        return false;
+      }
+      const uint64_t max_local = usable - 35;
+      if (size <= max_local) {
+        if (size > static_cast<uint64_t>(end - q))
+          corrupt(leaf.number, "cell " + std::to_string(i) + "'s record runs past the end of the page");
+        decode_record(q, size, rowid, leaf.number, out);
+      } else {
+        // Spilled payload: the first `local` bytes here, the rest on a chain of overflow pages.
+        const uint64_t min_local = (uint64_t{usable - 12} * 32 / 255) - 23;
+        uint64_t local = min_local + (size - min_local) % (usable - 4);
+        if (local > max_local) local = min_local;
+        if (local + 4 > static_cast<uint64_t>(end - q))
+          corrupt(leaf.number, "cell " + std::to_string(i) + " runs past the end of the page");
+        const uint8_t* rec = gather_overflow(q, local, size, be32(q + local), leaf.number);
+        decode_record(rec, size, rowid, leaf.number, out);
+      }
+      return true;
+    }
+    if (!advance_to_leaf()) {
+      done_ = true;
+      return false;
+    }
+  }
+}
+
+const uint8_t* PageScanner::gather_overflow(const uint8_t* local, uint64_t local_size, uint64_t total, uint32_t first,
+                                            uint32_t page) {
+  const uint32_t per_page = image_->usable - 4;
+  if (total > 0x7FFFFFFF || total - local_size > uint64_t{image_->pages} * per_page)
+    corrupt(page, "a record claims " + std::to_string(total) + " bytes, more than the file holds");
+  if (chain_mark_.empty()) chain_mark_.assign(uint64_t{image_->pages} + 1, 0);
+  if (++chain_id_ == 0) {
+    std::fill(chain_mark_.begin(), chain_mark_.end(), 0);
+    chain_id_ = 1;
+  }
+  payload_.resize(total);
+  char* dst = payload_.data();
+  std::memcpy(dst, local, local_size);
+  uint64_t have = local_size;
+  uint32_t next = first;
+  while (have < total) {
+    if (next == 0) corrupt(page, "an overflow chain ends before its record does");
+    if (next > image_->pages)
+      corrupt(page, "an overflow chain points to page " + std::to_string(next) + ", beyond the end of the file");
+    if (chain_mark_[next] == chain_id_) corrupt(page, "an overflow chain loops (page " + std::to_string(next) + " again)");
+    chain_mark_[next] = chain_id_;
+    const uint8_t* op = image_->page(next);
+    const uint64_t take = std::min<uint64_t>(total - have, per_page);
+    std::memcpy(dst + have, op + 4, take);
+    have += take;
+    next = be32(op);
+  }
+  return reinterpret_cast<const uint8_t*>(dst);
+}
+
+void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out) {
+  const uint8_t* rec_end = rec + size;
+  const uint8_t* h = rec;
+  uint64_t header_size = 0;
+  if (!get_varint(h, rec_end, header_size) || header_size > size || header_size < static_cast<uint64_t>(h - rec))
+    corrupt(page, "a record header does not fit in its record (rowid " + std::to_string(rowid) + ")");
+  const uint8_t* header_end = rec + header_size;
+  uint64_t data = header_size;  // offset of the current value
+  const int32_t* slot_of = slot_of_record_.data();
+  for (uint32_t c = 0; c < last_record_column_; ++c) {
+    if (h >= header_end) {
+      // A record shorter than the schema (columns added later): NULL for the rest.
+      for (uint32_t k = c; k < last_record_column_; ++k)
+        if (slot_of[k] >= 0) out[slot_of[k]] = Value{};
+      break;
+    }
+    uint64_t st = 0;
+    if (!get_varint(h, header_end, st)) corrupt(page, "a record header is cut short (rowid " + std::to_string(rowid) + ")");
+    const uint64_t len = serial_size(st);
+    const int32_t slot = slot_of[c];
+    if (slot >= 0) {
+      if (st == 10 || st == 11) corrupt(page, "a record uses reserved serial type " + std::to_string(st));
+      if (len > size || data + len > size)
+        corrupt(page, "a value runs past the end of its record (rowid " + std::to_string(rowid) + ")");
+      const uint8_t* d = rec + data;
+      Value& v = out[slot];
+      switch (st) {
+        case 0: v.type = SQLITE_NULL; break;
+        case 1: v.type = SQLITE_INTEGER; v.i = static_cast<int8_t>(d[0]); break;
+        case 2: v.type = SQLITE_INTEGER; v.i = be_int(d, 2); break;
+        case 3: v.type = SQLITE_INTEGER; v.i = be_int(d, 3); break;
+        case 4: v.type = SQLITE_INTEGER; v.i = be_int(d, 4); break;
+        case 5: v.type = SQLITE_INTEGER; v.i = be_int(d, 6); break;
+        case 6: v.type = SQLITE_INTEGER; v.i = be_int(d, 8); break;
+        case 7: {
+          uint64_t u = static_cast<uint64_t>(be_int(d, 8));
+          std::memcpy(&v.f, &u, 8);
+          v.type = v.f == v.f ? SQLITE_FLOAT : SQLITE_NULL;  // SQLite reads a stored NaN as NULL
+          break;
+        }
+        case 8: v.type = SQLITE_INTEGER; v.i = 0; break;
+        case 9: v.type = SQLITE_INTEGER; v.i = 1; break;
+        default:
+          v.type = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+          v.s = reinterpret_cast<const char*>(d);
+          v.n = static_cast<uint32_t>(len);
+          break;
+      }
+      if (v.type == SQLITE_INTEGER && columns_[slot].real_affinity) {
+        // SQLite stores integral REAL values as integers and converts them back on reading.
+        v.type = SQLITE_FLOAT;
+        v.f = static_cast<double>(v.i);
+      }
+    }
+    data += len > size ? size + 1 : len;
+  }
+  for (uint32_t s : rowid_slots_) {
+    out[s].type = SQLITE_INTEGER;
+    out[s].i = rowid;
+  }
+  for (auto [from, to] : duplicates_) out[to] = out[from];
+}
+
+}  // namespace flamefold::sqlite
