@@ -1,5 +1,6 @@
-// The interactive HTML flame graph: web/viewer.html with web/viewer.css and web/viewer.js
-// inline, and the profile as one gzip + base64 payload that the page inflates with
+// The interactive HTML flame graph: web/viewer.html with web/viewer.css and the scripts of
+// web/viewer/ (joined at build time into the asset viewer.js) inline, and the profile as one
+// gzip + base64 payload that the page inflates with
 // DecompressionStream. Base64 has no character that means anything to HTML, so no frame
 // name, however hostile, can end the <script> element that carries it.
 //

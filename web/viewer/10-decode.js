@@ -1,0 +1,78 @@
+// ---------------------------------------------------------------- decoding
+async function inflate() {
+  const text = $('ff-data').textContent.replace(/\s+/g, '');
+  let bytes;
+  if (typeof Uint8Array.fromBase64 === 'function') {
+    bytes = Uint8Array.fromBase64(text);
+  } else {
+    const bin = atob(text);
+    bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  }
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+class Reader {
+  constructor(bytes) { this.b = bytes; this.p = 0; }
+  varint() {
+    const b = this.b;
+    let c = b[this.p++], x = c & 127, s = 128;
+    while (c & 128) { c = b[this.p++]; x += (c & 127) * s; s *= 128; }
+    return x;
+  }
+  varints(n, out, at = 0) {
+    const b = this.b;
+    let p = this.p;
+    for (let i = at; i < n + at; i++) {
+      let c = b[p++];
+      if (c < 128) { out[i] = c; continue; }
+      let x = c & 127, s = 128;
+      do { c = b[p++]; x += (c & 127) * s; s *= 128; } while (c & 128);
+      out[i] = x;
+    }
+    this.p = p;
+    return out;
+  }
+  bytes(n) { const v = this.b.subarray(this.p, this.p + n); this.p += n; return v; }
+}
+
+function decode(bytes) {
+  const r = new Reader(bytes);
+  const magic = String.fromCharCode(...r.bytes(4));
+  if (magic !== 'FFD1') throw new Error('unknown data format ' + magic);
+  const utf8 = new TextDecoder('utf-8');
+  const header = JSON.parse(utf8.decode(r.bytes(r.varint())));
+  const stringCount = r.varint();
+  const lengths = r.varints(stringCount, new Uint32Array(stringCount));
+  const blob = utf8.decode(r.bytes(r.varint()));
+  const strings = new Array(stringCount);
+  for (let i = 0, at = 0; i < stringCount; i++) { strings[i] = blob.substr(at, lengths[i]); at += lengths[i]; }
+  const F = r.varint();
+  const fName = r.varints(F, new Uint32Array(F));
+  const fFile = r.varints(F, new Uint32Array(F));
+  const fLine = r.varints(F, new Uint32Array(F));
+  const fCat = r.varints(F, new Uint16Array(F));
+  const frames = { count: F, name: new Array(F), file: new Array(F), line: fLine, cat: fCat };
+  for (let f = 0; f < F; f++) { frames.name[f] = strings[fName[f]]; frames.file[f] = strings[fFile[f]]; }
+  const N = r.varint();
+  const depth = new Uint32Array(N);
+  const step = r.varints(N - 1, new Uint32Array(N));
+  for (let i = 1; i < N; i++) depth[i] = depth[i - 1] + 1 - step[i - 1];
+  const frame = new Int32Array(N);
+  r.varints(N - 1, frame, 1);
+  frame[0] = -1;
+  const self = [];
+  for (let c = 0; c < header.columns.length; c++) {
+    const kind = r.bytes(1)[0];
+    if (kind === 0) {
+      self.push(r.varints(N, new Float64Array(N)));
+    } else {
+      const raw = r.bytes(N * 8);
+      const copy = new Uint8Array(N * 8);
+      copy.set(raw);
+      self.push(new Float64Array(copy.buffer));
+    }
+  }
+  return { header, frames, tree: makeTree(N, depth, frame, self) };
+}

@@ -1,0 +1,79 @@
+// ---------------------------------------------------------------- tooltip
+const tip = $('tooltip');
+function row(table, label, value) {
+  const tr = table.insertRow();
+  tr.insertCell().textContent = label;
+  tr.insertCell().textContent = value;
+}
+function showTip(hit, ev) {
+  tip.replaceChildren();
+  const { frames, header } = S.data;
+  const tot = layTotals(), all = tot[0], unit = unitOf(S.col);
+  const name = document.createElement('div'); name.className = 'tname';
+  const table = document.createElement('table');
+  if (hit.merged) {
+    name.textContent = hit.count + (hit.count === 1 ? ' frame' : ' frames') + ' narrower than a pixel';
+    tip.append(name);
+    row(table, 'total', fmtValue(hit.sum, unit) + '  (' + fmtPct(hit.sum, all) + ' of all)');
+    row(table, 'zoom', 'click to zoom into the one under the pointer');
+    tip.append(table);
+  } else {
+    const i = hit.node, f = S.view.frame[i];
+    name.textContent = clip(nodeName(i));
+    tip.append(name);
+    if (f >= 0 && (frames.file[f] || frames.line[f])) {
+      const loc = document.createElement('div'); loc.className = 'tloc';
+      loc.textContent = clip(frames.file[f] || '?') + (frames.line[f] ? ':' + frames.line[f] : '');
+      tip.append(loc);
+    }
+    if (f >= 0 && catName(f)) row(table, 'category', catName(f));
+    if (S.diff) diffTipRows(table, i);
+    else {
+      const p = S.view.parent[i];
+      row(table, 'total', fmtValue(tot[i], unit));
+      row(table, 'self', fmtValue(S.view.self[S.col][i], unit));
+      row(table, '% of all', fmtPct(tot[i], all));
+      if (p >= 0) row(table, '% of parent', fmtPct(tot[i], tot[p]));
+      if (S.zoom !== 0 && i !== S.zoom) row(table, '% of zoom', fmtPct(tot[i], tot[S.zoom]));
+      header.columns.forEach((col, c) => {
+        if (c === S.col) return;
+        if (col.name === 'calls') { row(table, 'calls', fmtValue(S.view.self[c][i], '')); return; }
+        row(table, columnLabel(col) + ' total', fmtValue(totals(S.view, c)[i], unitOf(c)));
+      });
+    }
+    tip.append(table);
+  }
+  tip.hidden = false;
+  const pad = 14, r = tip.getBoundingClientRect();
+  let x = ev.clientX + pad, y = ev.clientY + pad;
+  if (x + r.width > window.innerWidth - 4) x = Math.max(4, ev.clientX - pad - r.width);
+  if (y + r.height > window.innerHeight - 4) y = Math.max(4, ev.clientY - pad - r.height);
+  tip.style.left = x + 'px'; tip.style.top = y + 'px';
+}
+// Before, after and the change of node i; each delta also as a share of each side's whole.
+function diffTipRows(table, i) {
+  const v = S.view, c = S.col, unit = unitOf(c), dc = diffColours();
+  const a = totals(v, c), b = beforeTotals(v, c), sa = v.self[c][i], sb = beforeSelf(v, c)[i];
+  const d = a[i] - b[i];
+  if (dc.status[i]) row(table, 'status', dc.status[i] === NEW ? 'new: only in after' : 'gone: only in before');
+  row(table, 'before', fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of before)');
+  row(table, 'after', fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of after)');
+  row(table, 'delta', signed(d, unit) + (b[i] > 0 ? '  (' + fmtDeltaPct(d, b[i]) + ')' : ''));
+  row(table, 'delta % of before', fmtDeltaPct(d, b[0]));
+  row(table, 'delta % of after', fmtDeltaPct(d, a[0]));
+  row(table, 'self', fmtValue(sb, unit) + ' → ' + fmtValue(sa, unit) + '  (' + signed(sa - sb, unit) + ')');
+  S.data.header.columns.forEach((col, k) => {
+    if (k === c || col.name.startsWith(BEFORE)) return;
+    const x = totals(v, k)[i], y = beforeTotals(v, k)[i];
+    if (col.name === 'calls') { row(table, 'calls', fmtValue(beforeSelf(v, k)[i], '') + ' → ' + fmtValue(v.self[k][i], '')); return; }
+    row(table, columnLabel(col) + ' total', fmtValue(y, unitOf(k)) + ' → ' + fmtValue(x, unitOf(k)) + '  (' + signed(x - y, unitOf(k)) + ')');
+  });
+}
+function positionHover() {
+  const box = $('hoverbox');
+  if (!S.hoverHit) { box.style.display = 'none'; return; }
+  const h = S.hoverHit, y = rowY(h.d);
+  box.style.display = 'block';
+  box.style.left = h.x + 'px'; box.style.width = Math.max(2, h.w) + 'px';
+  box.style.top = (y + chart.scrollTop) + 'px'; box.style.height = ROW + 'px';
+}

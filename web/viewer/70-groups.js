@@ -1,0 +1,45 @@
+// ---------------------------------------------------------------- groups (threads, processes, ranks)
+function findGroups() {
+  const { N, frame, parent, end } = S.base, cat = S.data.frames.cat, cats = S.data.header.categories;
+  const isGroupNode = new Uint8Array(N), list = [];
+  for (let i = 1; i < N;) {
+    const p = parent[i];
+    if ((p === 0 || isGroupNode[p]) && GROUP_CATS.has(cats[cat[frame[i]]])) { isGroupNode[i] = 1; list.push(i); i++; }
+    else i = end[i];  // groups only sit at the top levels: skip ordinary subtrees
+  }
+  S.isGroupNode = isGroupNode; S.groupNodes = list;
+}
+function renderGroups() {
+  const box = $('groupsbox');
+  if (!S.groupNodes.length) { box.hidden = true; return; }
+  box.hidden = false;
+  const cats = new Set(S.groupNodes.map((i) => catName(S.base.frame[i])));
+  const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices' };
+  $('groupstitle').textContent = [...cats].map((c) => words[c] || c).join(' & ');
+  const list = $('groups');
+  list.replaceChildren();
+  const tot = layTotals(S.base), all = tot[0], base = S.base.depth;
+  for (const i of S.groupNodes) {
+    const label = document.createElement('label');
+    label.style.paddingLeft = (base[i] - 1) * 16 + 'px';
+    const cb = document.createElement('input');
+    cb.type = 'checkbox'; cb.checked = !S.excluded[i]; cb.dataset.node = i;
+    let off = false;
+    for (let a = S.base.parent[i]; a > 0; a = S.base.parent[a]) if (S.excluded[a]) off = true;
+    cb.disabled = off;
+    cb.addEventListener('change', () => { S.excluded[i] = cb.checked ? 0 : 1; applyFilter(); });
+    const name = document.createElement('span'); name.className = 'g'; name.textContent = clip(S.data.frames.name[S.base.frame[i]]);
+    const share = document.createElement('small'); share.textContent = fmtPct(tot[i], all);
+    label.classList.toggle('off', !cb.checked || off);
+    label.append(cb, name, share);
+    list.append(label);
+  }
+  $('merge-threads').checked = S.merge;
+}
+function applyFilter() {
+  const t0 = performance.now();
+  S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
+  api.timings.lastFilter = performance.now() - t0;
+  renderGroups();
+  refreshAll(0);
+}

@@ -1,0 +1,25 @@
+// ---------------------------------------------------------------- views (weight columns)
+function renderViews() {
+  const box = $('views'), cols = S.data.header.columns;
+  box.replaceChildren();
+  // A differential profile lists the after side's weights: each brings its before companion.
+  const choices = cols.map((c, k) => k).filter((k) => (cols[k].name !== 'calls' || cols.length === 1) && !(S.diff && cols[k].name.startsWith(BEFORE)));
+  if (choices.length < 2) return;
+  choices.sort((a, b) => (TIME_UNITS.has(cols[b].unit) - TIME_UNITS.has(cols[a].unit)) || a - b);
+  for (const k of choices) {
+    const b = document.createElement('button');
+    b.type = 'button'; b.dataset.col = k;
+    b.textContent = columnLabel(cols[k]);
+    b.title = cols[k].name + ' (' + (cols[k].unit || 'count') + ')';
+    b.setAttribute('aria-pressed', String(k === S.col));
+    b.addEventListener('click', () => setColumn(k));
+    box.append(b);
+  }
+}
+function setColumn(k) {
+  S.col = k;
+  for (const b of $('views').children) b.setAttribute('aria-pressed', String(Number(b.dataset.col) === k));
+  const keep = layTotals()[S.zoom] > 0 ? S.zoom : 0;
+  renderGroups();
+  refreshAll(keep);
+}
