@@ -44,15 +44,19 @@ async function launch() {
     fs.rmSync(userDataDir, { recursive: true, force: true });
   };
   // Opens an HTML file and waits until the viewer says it is ready.
-  async function open(file) {
+  // `fragment` ('#view=...') is appended to the file's URL, as a shared link would carry it.
+  async function open(file, fragment = '') {
     const url = 'file://' + path.resolve(file);
     allowed.add(url);
     const page = await context.newPage();
     page.on('console', (msg) => { if (msg.type() === 'error') problems.console.push(msg.text()); });
     page.on('pageerror', (err) => problems.pageErrors.push(String(err)));
     page.on('dialog', (d) => { problems.dialogs.push(d.type() + ': ' + d.message()); d.dismiss().catch(() => {}); });
-    await page.goto(url);
-    await page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout: 60000 });
+    // An uncaught error while the page starts ends the wait at once, not after the timeout.
+    const failed = new Promise((resolve, reject) => page.once('pageerror', (err) => reject(new Error('viewer failed while starting: ' + err))));
+    failed.catch(() => {});
+    await page.goto(url + fragment);
+    await Promise.race([page.waitForFunction(() => document.documentElement.dataset.ready, null, { timeout: 60000 }), failed]);
     const state = await page.evaluate(() => document.documentElement.dataset.ready);
     if (state !== 'true') throw new Error('viewer failed: ' + await page.evaluate(() => window.flamefold && window.flamefold.error));
     return page;

@@ -87,7 +87,7 @@ async function main({ open, test }) {
     const mm = await find(page, 'matmul');
     near(mm.w / root.w, 60 / 102, 0.001, 'matmul is as wide as its after share');
     // The weight switch lists the after side's weights only; one weight, no switch.
-    assert((await page.$$('#views button')).length === 0, 'no weight switch for a single weight');
+    assert((await page.$$('#weights button')).length === 0, 'no weight switch for a single weight');
     assert(await page.$eval('#table', (t) => t.hidden), 'the top-frames table gives way to the grew/shrank table');
   });
 
@@ -252,13 +252,13 @@ async function main({ open, test }) {
 
   await test('a traced diff: the weight switch lists the after weights and each brings its before side', async () => {
     page = await open(traced);
-    const views = await page.$$eval('#views button', (b) => b.map((x) => x.textContent));
+    const views = await page.$$eval('#weights button', (b) => b.map((x) => x.textContent));
     assert(same(views, ['CPU', 'GPU', 'Kernels']), 'views ' + views);
     assert((await api(page, () => window.flamefold.state().columnName)) === 'cpu', 'cpu first');
     const relu = await find(page, 'aten::relu');
     assert(relu.status === 'new' && relu.after === 100000, 'aten::relu is new on the cpu side: ' + JSON.stringify(relu));
     assert((await page.textContent('#summary')).startsWith('before 1.00 ms → after 1.00 ms CPU time (0.0%)'), await page.textContent('#summary'));
-    await page.click('#views button:has-text("GPU")');
+    await page.click('#weights button:has-text("GPU")');
     const st = await api(page, () => window.flamefold.state());
     assert(st.columnName === 'gpu' && st.scale === 200000, 'gpu view, scale = sgemm +200 us: ' + JSON.stringify(st));
     const root = await api(page, () => window.flamefold.box(0));
@@ -272,14 +272,14 @@ async function main({ open, test }) {
     const t = squash(await hoverText(page, await find(page, 'aten::mm'), 10));
     assert(t.includes('before300µs') && t.includes('after500µs') && t.includes('CPUtotal200µs→150µs(-50.0µs)') && t.includes('calls1→1'), 'tooltip ' + t);
     await page.mouse.move(0, 0);
-    await page.click('#views button:has-text("Kernels")');
+    await page.click('#weights button:has-text("Kernels")');
     const k = await find(page, 'relu_kernel');
     assert(k.status === 'new' && k.after === 1 && k.before === 0, 'relu_kernel: one new kernel ' + JSON.stringify(k));
     assert((await find(page, 'sgemm_128x64')).delta === 0, 'sgemm: one kernel on each side');
     const info = await page.textContent('#info');
     assert(info.includes('GPU (before)') && info.includes('before'), 'info lists both sides: ' + info);
     // Merging threads derives a new tree: both sides, colours and the table follow it.
-    await page.click('#views button:has-text("GPU")');
+    await page.click('#weights button:has-text("GPU")');
     await page.check('#merge-threads');
     assert((await find(page, 'main thread')) === null, 'no thread frames after merging');
     const mm = await find(page, 'aten::mm');

@@ -196,14 +196,44 @@ async function main({ open, test }) {
     assert((await api(page, () => window.flamefold.state().nodes)) > all.nodes, 'unmerged again');
   });
 
+  await test('the URL fragment records the state and a link with it restores the state', async () => {
+    page = await open(html.cpython);
+    const frag = () => page.evaluate(() => location.hash);
+    assert((await frag()) === '', 'no fragment for the default state: ' + await frag());
+    await page.click('#groups label:nth-child(2) input');  // hide the second thread
+    await page.fill('#search', 'linear');
+    await page.press('#search', 'Enter');
+    await clickFrame(page, 'forward');
+    await page.click('#icicle');
+    await page.waitForFunction(() => /zoom=/.test(location.hash) && /layout=icicle/.test(location.hash));
+    const link = await frag();
+    const before = await api(page, () => window.flamefold.state());
+    assert(/hide=\d+/.test(link) && /search=linear/.test(link), 'fragment ' + link);
+    // The same link opened fresh: same zoom, search, filter and layout.
+    const again = await open(html.cpython, link);
+    const after = await api(again, () => window.flamefold.state());
+    for (const k of ['zoom', 'zoomName', 'search', 'icicle', 'nodes'])
+      assert(after[k] === before[k], k + ': ' + after[k] + ' after reopening, ' + before[k] + ' before (' + link + ')');
+    const boxes = await again.$$eval('#groups label input', (x) => x.map((e) => e.checked));
+    assert(JSON.stringify(boxes) === '[true,false]', 'the hidden thread stays hidden: ' + boxes);
+    // A hand-edited fragment: the merge switch and a search; unknown keys and bad values are ignored.
+    const edited = await open(html.cpython, '#merge=1&search=relu&zoom=999999&nonsense=%E0%A4%A');
+    const st = await api(edited, () => window.flamefold.state());
+    assert(st.merge === true && st.search === 'relu' && st.zoom === 0, 'edited fragment ' + JSON.stringify(st));
+    // Following another link in the same page (hashchange) resets what it leaves out.
+    await edited.evaluate(() => { location.hash = '#search=forward'; });
+    await edited.waitForFunction(() => window.flamefold.state().search === 'forward');
+    assert((await api(edited, () => window.flamefold.state().merge)) === false, 'merge reset by a link without it');
+  });
+
   if (html.columns) {
     await test('view switch between CPU and GPU, process and thread filter', async () => {
       page = await open(html.columns);
-      const views = await page.$$eval('#views button', (b) => b.map((x) => [x.textContent, x.getAttribute('aria-pressed')]));
+      const views = await page.$$eval('#weights button', (b) => b.map((x) => [x.textContent, x.getAttribute('aria-pressed')]));
       assert(JSON.stringify(views) === '[["CPU","true"],["GPU","false"]]', 'views ' + JSON.stringify(views));
       assert((await api(page, () => window.flamefold.box(0).total)) === 16.5e6, 'cpu total');
       assert((await page.textContent('#summary')).includes('16.5 ms'), 'summary in ms: ' + await page.textContent('#summary'));
-      await page.click('#views button[data-col="1"]');
+      await page.click('#weights button[data-col="1"]');
       const st = await api(page, () => window.flamefold.state());
       assert(st.columnName === 'gpu', 'gpu view');
       assert((await api(page, () => window.flamefold.box(0).total)) === 40e6, 'gpu total');

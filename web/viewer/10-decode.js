@@ -74,5 +74,11 @@ function decode(bytes) {
       self.push(new Float64Array(copy.buffer));
     }
   }
-  return { header, frames, tree: makeTree(N, depth, frame, self) };
+  // Optional sections (src/flamefold/writers/html.cpp, PayloadSection), by tag.
+  const sections = new Map();
+  while (r.p < bytes.length) {
+    const tag = r.varint(), n = r.varint();
+    sections.set(tag, r.bytes(n));
+  }
+  return { header, frames, sections, tree: makeTree(N, depth, frame, self) };
 }

@@ -11,7 +11,14 @@ function zoomTo(node) {
   updateMatch();
   $('reset').disabled = node === 0;
   api.timings.lastZoom = performance.now() - t0;
+  noteState();
 }
+// Shared state: the zoomed node, as its index in the current (filtered) tree: the same file
+// under the same filters has the same tree, and the filters are restored first.
+shareState('zoom', () => (S.zoom ? String(S.zoom) : null), (v) => {
+  const i = Number(v);
+  zoomTo(Number.isInteger(i) && i > 0 && i < S.view.N && layTotals()[i] > 0 ? i : 0);
+}, 40);
 function crumbs() {
   const box = $('crumbs');
   box.replaceChildren();

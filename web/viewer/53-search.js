@@ -23,7 +23,12 @@ function setSearch(text) {
   draw();
   updateMatch();
   api.timings.lastSearch = performance.now() - t0;
+  noteState();
 }
+shareState('search', () => S.matcher ? $('search').value : null, (v) => {
+  $('search').value = v || '';
+  setSearch(v || '');
+}, 30);
 // Matched weight: each matched subtree counted once.
 function matchedWeight(from, tot = totals(S.view, S.col)) {
   const { frame, end } = S.view, m = S.match;

@@ -78,7 +78,7 @@ function setupDiff() {
     }
     return box;
   };
-  $('views').after(
+  $('weights').after(
     seg('width', 'widthby', [['after', 'After', 'frame widths from the after side'],
       ['before', 'Before', 'frame widths from the before side: frames that are gone are wide, new ones invisible'],
       ['max', 'Larger', 'each frame as wide as the larger of its two sides: nothing new or gone is hidden']], S.widthBy, setWidthBy),

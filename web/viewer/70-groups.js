@@ -40,6 +40,21 @@ function applyFilter() {
   const t0 = performance.now();
   S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
   api.timings.lastFilter = performance.now() - t0;
+  noteState();
   renderGroups();
   refreshAll(0);
 }
+// Shared state: the hidden groups as base node ids, and the merge switch.
+shareState('hide', () => {
+  const off = S.groupNodes.filter((i) => S.excluded[i]);
+  return off.length ? off.join('.') : null;
+}, (v) => {
+  S.excluded.fill(0);
+  for (const t of (v || '').split('.')) { const i = Number(t); if (t && S.isGroupNode[i]) S.excluded[i] = 1; }
+  applyFilter();
+}, 10);
+shareState('merge', () => (S.merge ? '1' : null), (v) => {
+  if (S.merge === (v === '1')) return;
+  S.merge = v === '1';
+  applyFilter();
+}, 11);

@@ -1,6 +1,6 @@
 // ---------------------------------------------------------------- views (weight columns)
-function renderViews() {
-  const box = $('views'), cols = S.data.header.columns;
+function renderWeights() {
+  const box = $('weights'), cols = S.data.header.columns;
   box.replaceChildren();
   // A differential profile lists the after side's weights: each brings its before companion.
   const choices = cols.map((c, k) => k).filter((k) => (cols[k].name !== 'calls' || cols.length === 1) && !(S.diff && cols[k].name.startsWith(BEFORE)));
@@ -18,8 +18,14 @@ function renderViews() {
 }
 function setColumn(k) {
   S.col = k;
-  for (const b of $('views').children) b.setAttribute('aria-pressed', String(Number(b.dataset.col) === k));
+  for (const b of $('weights').children) b.setAttribute('aria-pressed', String(Number(b.dataset.col) === k));
   const keep = layTotals()[S.zoom] > 0 ? S.zoom : 0;
   renderGroups();
   refreshAll(keep);
+  noteState();
 }
+// Shared state: the weight by column name (the default column is left out).
+shareState('weight', () => (S.col === defaultColumn() ? null : S.data.header.columns[S.col].name), (v) => {
+  const k = v === null ? defaultColumn() : S.data.header.columns.findIndex((c) => c.name === v);
+  if (k >= 0 && k !== S.col) setColumn(k);
+}, 20);

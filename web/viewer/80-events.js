@@ -65,3 +65,5 @@ function wire() {
   new ResizeObserver(() => { const w = chart.clientWidth; if (w && w !== S.width) { layout(); draw(); positionHover(); } }).observe(chart);
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { S.colors = new Array(S.data.frames.count); renderLegend(); draw(); });
 }
+shareState('layout', () => (S.icicle === !!S.data.header.inverted ? null : S.icicle ? 'icicle' : 'flame'),
+  (v) => S.setOrientation(v === null ? !!S.data.header.inverted : v === 'icicle'), 15);

@@ -1,4 +1,11 @@
 // ---------------------------------------------------------------- start
+// The column shown first: the input's default weight; in a differential profile, when that is
+// a before column, its after pair.
+function defaultColumn() {
+  const h = S.data.header;
+  const k = h.default_column >= 0 && h.default_column < h.columns.length ? h.default_column : 0;
+  return S.diff && S.diff.before.indexOf(k) >= 0 ? S.diff.before.indexOf(k) : k;
+}
 async function start() {
   const t0 = performance.now();
   try {
@@ -9,9 +16,8 @@ async function start() {
     S.colors = new Array(data.frames.count);
     S.excluded = new Uint8Array(data.tree.N);
     const h = data.header;
-    S.col = h.default_column >= 0 && h.default_column < h.columns.length ? h.default_column : 0;
     S.diff = findDiff(h.columns);
-    if (S.diff && S.diff.before.indexOf(S.col) >= 0) S.col = S.diff.before.indexOf(S.col);  // a before column chosen: show its pair
+    S.col = defaultColumn();
     S.icicle = !!h.inverted;
     S.negate = !!h.negate;
     $('title').textContent = h.title;
@@ -20,12 +26,16 @@ async function start() {
     $('flame').setAttribute('aria-pressed', String(!S.icicle));
     $('icicle').setAttribute('aria-pressed', String(S.icicle));
     findGroups();
-    renderViews();
+    renderWeights();
     if (S.diff) setupDiff();
     renderGroups();
     renderInfo();
     wire();
+    S.viewId = 'flame';
+    renderViewTabs();
     refreshAll(0);
+    if (location.hash) applyFragment(location.hash, false);
+    window.addEventListener('hashchange', () => applyFragment(location.hash, true));
     api.timings.firstPaint = performance.now();
     api.timings.startToPaint = performance.now() - t0;
     api.ready = true;

@@ -12,6 +12,8 @@
 //   varint node_count (node 0 = root), then for nodes 1..n-1 in depth-first order:
 //     depth step[] (previous depth + 1 - depth), frame[]
 //   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
+//   then optional sections to the end: varint tag, varint byte_count, bytes (PayloadSection);
+//   the page keeps them by tag and skips tags it does not know.
 // Frames are renumbered in name order and children are emitted in frame order, so the
 // viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
 #include "flamefold/utf8.h"
@@ -255,6 +257,18 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
 }
 
 // The binary payload described at the top of this file.
+// Tags of the payload's optional sections (after the columns); numbers are never reused.
+enum class PayloadSection : uint64_t {
+  kTimeline = 1,  // the time-ordered flame chart's events (issue 13)
+  kSources = 2,   // source lines around frames' file:line (--source-root)
+};
+
+[[maybe_unused]] void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
+  put_varint(payload, static_cast<uint64_t>(tag));
+  put_varint(payload, bytes.size());
+  payload += bytes;
+}
+
 std::string build_payload(const Profile& p, const WriteOptions& o) {
   const Symbols& sym = p.symbols;
   const size_t n = p.node_count();
