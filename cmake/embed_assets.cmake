@@ -1,7 +1,8 @@
 # Writes OUT: a C++ file with every web asset as a byte array, looked up by file name.
 # ASSETS are embedded as they are; SCRIPTS (web/viewer/*.js, in name order) are joined into one
 # asset, viewer.js, inside one strict-mode function scope, so the page gets one script and the
-# files share their top-level names without leaking them to the page.
+# files share their top-level names without leaking them to the page; STYLES
+# (web/viewer/*.css) are joined into viewer.css.
 set(body "// generated from web/ by cmake/embed_assets.cmake — do not edit\n#include <string_view>\n#include \"flamefold/web_assets.h\"\nnamespace flamefold {\nnamespace {\n")
 set(table "")
 set(i 0)
@@ -38,6 +39,20 @@ if(SCRIPTS)
   file(READ ${OUT}.viewer.js hex HEX)
   file(REMOVE ${OUT}.viewer.js)
   embed(viewer.js "${hex}")
+endif()
+
+separate_arguments(STYLES)
+if(STYLES)
+  set(joined "")
+  foreach(path IN LISTS STYLES)
+    get_filename_component(name ${path} NAME)
+    file(READ ${path} text)
+    string(APPEND joined "/* web/viewer/${name} */\n${text}")
+  endforeach()
+  file(WRITE ${OUT}.viewer.css "${joined}")
+  file(READ ${OUT}.viewer.css hex HEX)
+  file(REMOVE ${OUT}.viewer.css)
+  embed(viewer.css "${hex}")
 endif()
 
 string(APPEND body "struct Entry { const char* name; std::string_view data; };\nconst Entry entries[] = {\n${table}  {nullptr, {}}\n};\n}  // namespace\n")
