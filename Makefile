@@ -1,8 +1,10 @@
 # flamefold — `make run` renders the bundled example, `make test` runs every test.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
+# The tests of the readers and builders that run threads, for the ThreadSanitizer pass.
+TSAN_TESTS ?= Spool|Stream|Nsys|Ascend|Kineto|Folded|Perf|Parallel|Html
 
-.PHONY: all setup build run test bench clean
+.PHONY: all setup build run test test-sanitize fuzz bench clean
 
 all: build
 
@@ -24,6 +26,21 @@ test:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DFLAMEFOLD_TESTS=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the multi-threaded
+# readers' tests under ThreadSanitizer (separate build trees; see docs/design.md for the times).
+test-sanitize:
+	@scripts/setup.sh --test
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLAMEFOLD_TESTS=ON -DFLAMEFOLD_SANITIZE=address,undefined >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS)
+	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLAMEFOLD_TESTS=ON -DFLAMEFOLD_SANITIZE=thread >/dev/null
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target flamefold_tests
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
+
+# Coverage-guided fuzzing of every reader (clang + libFuzzer + ASan/UBSan), FUZZ_SECONDS each.
+fuzz:
+	@fuzz/run.sh
 
 bench: setup
 	@bench/run.sh

@@ -8,8 +8,12 @@ build_pkgs=(g++ cmake make pkg-config
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev)
 test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
 
+# `make fuzz`: clang with libFuzzer and the sanitizers' runtimes.
+fuzz_pkgs=(clang libfuzzer-14-dev llvm)
+
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi
+if [[ "${1:-}" == "--fuzz" ]]; then want+=("${fuzz_pkgs[@]}"); fi
 
 missing=()
 for p in "${want[@]}"; do
