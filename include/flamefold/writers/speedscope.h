@@ -4,9 +4,10 @@
 // profile menu lists every thread once per weight; the heaviest thread of the default weight
 // opens first. A sample is a call path with self weight; frames (name, file, line) are shared.
 // Time columns in ns are written in "nanoseconds" (exact integers), bytes as "bytes", counts as
-// "none". Each profile also carries {"flamefold": {weight, unit, groups}} (extra keys the schema
-// allows and speedscope ignores) so that reading the file back restores every column and group
-// frame exactly.
+// "none". Each profile also carries {"flamefold": {weight, unit, groups}}, and the file
+// {"flamefold": {weights: [{name, unit}], default}} (extra keys the schema allows and speedscope
+// ignores), so that reading the file back restores every column (those without samples too, in
+// their order) and group frame exactly.
 #pragma once
 #include <string_view>
 

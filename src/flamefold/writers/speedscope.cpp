@@ -244,7 +244,16 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
       st.samples += count;
     }
   }
-  out.print("],\n\"activeProfileIndex\":{}}}\n", active < 0 ? 0 : active);
+  // Every weight in the profile's order, those without samples too, and which is the default.
+  buf += "],\n\"flamefold\":{\"weights\":[";
+  for (size_t c = 0; c < p.columns.size(); ++c) {
+    buf += c ? ",{\"name\":" : "{\"name\":";
+    append_clean_string(buf, p.columns[c].name);
+    buf += ",\"unit\":";
+    append_clean_string(buf, p.columns[c].unit);
+    buf += '}';
+  }
+  out.print("],\"default\":{}}},\n\"activeProfileIndex\":{}}}\n", p.default_column, active < 0 ? 0 : active);
   return st;
 }
 

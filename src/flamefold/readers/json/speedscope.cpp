@@ -112,9 +112,33 @@ class Reader {
       } else if (k == "name") {
         sj::value v = f.value();
         if (!is_null(v)) file_name_ = std::string(string(d_, v, "name"));
+      } else if (k == "flamefold") {
+        read_file_extension(f.value());
       } else if (k == "activeProfileIndex") {
         sj::value v = f.value();
         active_ = index_or_null(d_, v, "activeProfileIndex");
+      }
+    }
+  }
+
+  // flamefold's own: every weight column in order, and the default.
+  std::vector<std::pair<std::string, std::string>> ext_columns_;
+  int64_t ext_default_ = -1;
+  void read_file_extension(sj::value v) {
+    for (sj::field f : object(d_, v, "flamefold")) {
+      std::string_view k = key_of(f);
+      if (k == "weights") {
+        for (sj::value w : array(d_, f.value(), "flamefold.weights")) {
+          std::pair<std::string, std::string> col;
+          for (sj::field g : object(d_, w, "flamefold.weights[]")) {
+            std::string_view gk = key_of(g);
+            if (gk == "name") col.first = std::string(string(d_, g.value(), "flamefold.weights[].name"));
+            else if (gk == "unit") col.second = std::string(string(d_, g.value(), "flamefold.weights[].unit"));
+          }
+          if (!col.first.empty()) ext_columns_.push_back(std::move(col));
+        }
+      } else if (k == "default") {
+        ext_default_ = index_or_null(d_, f.value(), "flamefold.default");
       }
     }
   }
@@ -296,6 +320,8 @@ class Reader {
     p_.source_format = "speedscope";
     p_.inputs.push_back(d_.name());
     frame_ids_.assign(frames_.size(), kNone);
+    for (const auto& [name, unit] : ext_columns_)
+      if (p_.column(name) < 0) p_.add_column(name, unit);
     // Group frames: flamefold's own, else one thread frame per profile (same names get a number).
     std::map<std::pair<std::string, int>, int> seen;
     std::vector<ThreadLabel> labels;
@@ -330,6 +356,8 @@ class Reader {
     if (p_.columns.empty()) p_.add_column("samples", "samples");
     p_.default_column = 0;
     if (active_ >= 0 && size_t(active_) < columns.size()) p_.default_column = columns[size_t(active_)].index;
+    if (ext_default_ >= 0 && size_t(ext_default_) < ext_columns_.size())
+      p_.default_column = p_.column(ext_columns_[size_t(ext_default_)].first);
     p_.facts.emplace_back("profiles", std::to_string(profiles_.size()));
     if (total_samples) p_.facts.emplace_back("samples", std::to_string(total_samples));
     if (total_events) p_.facts.emplace_back("events", std::to_string(total_events));
