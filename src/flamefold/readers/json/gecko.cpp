@@ -82,16 +82,18 @@ class Reader {
       } else if (k == "threads") {
         for (sj::value t : array(d, f.value(), "threads")) read_thread(d, t, meta);
       } else if (k == "processes") {
+        size_t i = 0;
         for (sj::value pv : array(d, f.value(), "processes")) {
           size_t sub = metas_.size();
           metas_.emplace_back();
           std::string_view text;
           if (!pv.get_string().get(text)) {  // old Firefox: a sub-process profile as JSON text
-            Document sd(d.name(), text, 0);
+            Document sd(d.name(), text, 0, fmt::format("{} processes[{}] (JSON text),", d.here(), i));
             sd.run([&] { read_profile(sd, object(sd, sd.doc().get_value(), "a sub-process profile"), sub, depth + 1); });
           } else {
             read_profile(d, object(d, pv, "processes[]"), sub, depth + 1);
           }
+          ++i;
         }
       }
     }

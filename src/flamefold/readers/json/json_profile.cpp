@@ -16,8 +16,8 @@ Document::Document(Input& input) : name_(input.path()) {
   iterating_ = true;
 }
 
-Document::Document(std::string name, std::string_view text, uint64_t base_offset)
-    : name_(std::move(name)), owned_(text), base_(base_offset) {
+Document::Document(std::string name, std::string_view text, uint64_t base_offset, std::string within)
+    : name_(std::move(name)), owned_(text), within_(std::move(within)), base_(base_offset) {
   owned_.append(simdjson::SIMDJSON_PADDING, ' ');
   text_ = std::string_view(owned_.data(), text.size());
   auto r = parser_.iterate(simdjson::padded_string_view(owned_.data(), text.size(), owned_.size()));
@@ -29,8 +29,7 @@ Document::Document(std::string name, std::string_view text, uint64_t base_offset
 // Whether the text ends inside a string or with arrays/objects still open: then the walk ran
 // off its end, and that, not what it was reading there, is the problem. Only on the error path.
 bool Document::truncated() const {
-  int64_t depth = 0;
-  bool seen = false;
+  std::vector<char> open;  // closers expected, innermost last
   for (size_t i = 0; i < text_.size(); ++i) {
     char c = text_[i];
     if (c == '"') {
@@ -39,25 +38,28 @@ bool Document::truncated() const {
       if (j >= text_.size()) return true;
       i = j;
     } else if (c == '{' || c == '[') {
-      ++depth;
-      seen = true;
+      open.push_back(c == '{' ? '}' : ']');
     } else if (c == '}' || c == ']') {
-      --depth;
+      if (open.empty() || open.back() != c) return false;  // malformed, not cut off
+      open.pop_back();
     }
   }
-  return seen && depth > 0;
+  return !open.empty();
 }
 
 void Document::fail(const std::string& place, const std::string& problem) {
-  if (truncated()) throw InputError(name_, "byte " + std::to_string(base_ + text_.size()), "the JSON ends early (a truncated file?)");
+  if (truncated())
+    throw InputError(name_, (within_.empty() ? "" : within_ + " ") + "byte " + std::to_string(base_ + text_.size()),
+                     "the JSON ends early (a truncated file?)");
   throw InputError(name_, place, problem);
 }
 
 std::string Document::here() {
   const char* at = nullptr;
+  std::string prefix = within_.empty() ? "byte " : within_ + " byte ";
   if (!iterating_ || doc_.current_location().get(at) || at < text_.data() || at > text_.data() + text_.size())
-    return "byte " + std::to_string(base_ + text_.size());
-  return "byte " + std::to_string(offset_of(at));
+    return prefix + std::to_string(base_ + text_.size());
+  return prefix + std::to_string(offset_of(at));
 }
 
 void Document::fail_json(simdjson::error_code e) {

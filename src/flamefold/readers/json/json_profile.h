@@ -27,8 +27,9 @@ class Document {
  public:
   // The whole input (mapped or decoded, with Input::kPadding zeros after it).
   explicit Document(Input& input);
-  // A document inside another (a JSON string holding JSON, a captured value): copied, padded.
-  Document(std::string name, std::string_view text, uint64_t base_offset);
+  // A document inside another (a captured value: base_offset is where it starts in the file; a
+  // JSON string holding JSON: `within` names it, and bytes count from its start): copied, padded.
+  Document(std::string name, std::string_view text, uint64_t base_offset, std::string within = {});
 
   sj::document& doc() { return doc_; }
   const std::string& name() const { return name_; }
@@ -52,7 +53,8 @@ class Document {
 
  private:
   std::string name_;
-  std::string owned_;  // for documents inside documents
+  std::string owned_;   // for documents inside documents
+  std::string within_;  // places inside a JSON string are "WITHIN byte N"
   std::string_view text_;
   uint64_t base_ = 0;
   bool truncated() const;
