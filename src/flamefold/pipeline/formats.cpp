@@ -99,12 +99,13 @@ std::vector<std::string_view> top_level_keys(std::string_view head, size_t at) {
   return keys;
 }
 
-// A Chrome DevTools performance recording (its events name the V8 sampler or DevTools' own
-// timeline categories early on); its JS samples are what a flame graph of it shows.
+// A trace Chrome recorded (DevTools' Performance panel, chrome://tracing): its events name the
+// V8 sampler, DevTools' timeline or Chrome's own categories early on. Its JS samples are what a
+// flame graph of it shows; without them the cpuprofile reader hands it to the Chrome trace one.
 bool looks_like_devtools_trace(std::string_view head) {
   for (std::string_view marker : {"\"ProfileChunk\"", "\"CpuProfile\"", "disabled-by-default-v8.cpu_profiler",
-                                  "disabled-by-default-devtools.timeline", "\"TracingStartedInBrowser\"",
-                                  "\"TracingStartedInPage\""})
+                                  "devtools.timeline", "\"TracingStartedInBrowser\"", "\"TracingStartedInPage\"",
+                                  "\"toplevel\"", "blink.user_timing"})
     if (head.find(marker) != std::string_view::npos) return true;
   return false;
 }
