@@ -101,6 +101,10 @@ TEST(Cpuprofile, DevToolsRecordingGivesEachThreadsJsSamples) {
   // A recording without V8 samples is read as the Chrome trace it is.
   std::string plain = test::write_file("no-samples.json", devtools_trace(false));
   EXPECT_EQ(folded(plain), "Renderer (pid 7);CrRendererMain;RunTask 55000\n");
+  test::RunResult piped = test::run("cat " + sh_quote(plain) + " | " + test::binary() + " collapse -");
+  EXPECT_EQ(piped.out, "Renderer (pid 7);CrRendererMain;RunTask 55000\n") << piped.err;
+  piped = test::run("cat " + sh_quote(path) + " | " + test::binary() + " collapse --weight samples -");
+  EXPECT_NE(piped.out.find("CrRendererMain (tid 70);(program) 1\n"), std::string::npos) << piped.err;
   // As is a top-level array of events, with the older whole CpuProfile event.
   std::string array = test::write_file("array.json", R"J([{"name":"CpuProfile","ph":"I","pid":1,"tid":2,"ts":0,"cat":"disabled-by-default-devtools.timeline",
     "args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f","url":"a.js","lineNumber":1}}],

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -266,12 +267,14 @@ class Reader {
   }
 
   // A DevTools recording without V8 samples: its trace events are what it has.
+  // A file is read again from disk; standard input from the bytes already read.
   Profile read_as_chrome_trace() {
-    if (input_.path() == "-") {
-      Input again = Input::from_memory(input_.path(), std::string(doc_->text()));
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(input_.path(), ec)) {
+      Input again = Input::open(input_.path());
       return read_kineto(again, o_);
     }
-    Input again = Input::open(input_.path());
+    Input again = Input::from_memory(input_.path(), std::string(doc_->text()));
     return read_kineto(again, o_);
   }
 
