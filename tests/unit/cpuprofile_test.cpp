@@ -117,6 +117,14 @@ TEST(Cpuprofile, KinetoTracesAreStillKineto) {
   EXPECT_EQ(sniff_format(R"J([{"ph": "X", "cat": "kernel"}])J", "x"), Format::Kineto);
   EXPECT_EQ(sniff_format(kSimple, "x"), Format::Cpuprofile);
   EXPECT_EQ(parse_format("cpuprofile"), Format::Cpuprofile);
+  // chrome://tracing's own categories: tried for V8 samples first, then read as the Chrome trace
+  // it is, exactly as the Chrome trace reader reads it.
+  std::string chrome = R"J([{"pid":1,"tid":2,"ts":100,"ph":"X","cat":"toplevel","name":"MessageLoop::RunTask","dur":212},
+    {"pid":1,"tid":2,"ts":150,"ph":"X","cat":"toplevel","name":"Inner","dur":20}])J";
+  EXPECT_EQ(sniff_format(chrome, "x"), Format::Cpuprofile);
+  std::string path = test::write_file("chrome69.json", chrome);
+  EXPECT_EQ(folded(path), folded(path, "", "--format kineto"));
+  EXPECT_NE(folded(path).find("MessageLoop::RunTask;Inner 20000"), std::string::npos);
 }
 
 TEST(Cpuprofile, BadInputIsAnError) {
