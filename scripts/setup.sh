@@ -35,4 +35,8 @@ if [[ "${1:-}" == "--test" ]]; then
     echo "setup: npm install (tests/browser)" >&2
     (cd tests/browser && npm install --no-audit --no-fund --silent >&2)
   fi
+  if [[ ! -d tests/speedscope_browser/node_modules/speedscope ]]; then
+    echo "setup: npm install (tests/speedscope_browser)" >&2
+    (cd tests/speedscope_browser && npm install --no-audit --no-fund --silent >&2)
+  fi
 fi

@@ -19,6 +19,9 @@ enum class Format {
   Nsys,        // Nsight Systems SQLite export
   Ascend,      // Ascend PyTorch profiler / msprof SQLite DB
   Pstats,      // cProfile / profile marshal dump
+  Speedscope,  // speedscope's JSON file format (sampled and evented profiles)
+  Cpuprofile,  // Chrome DevTools / Node .cpuprofile; a DevTools trace's Profile/ProfileChunk samples
+  Gecko,       // Firefox Profiler: Gecko's own profile or the processed format
 };
 
 std::string_view format_name(Format f);

@@ -39,6 +39,8 @@ Examples:
   flamefold convert report.sqlite -o report.json              Nsight Systems -> Chrome/Perfetto trace
   flamefold flamegraph ascend_pytorch_profiler_0.db -o f.html Ascend DB: host op stacks (--weight npu: device)
   flamefold convert trace.json -o trace.prof                  pstats for snakeviz / python -m pstats
+  flamefold convert perf.txt -o perf.speedscope.json          speedscope: one profile per thread and weight
+  flamefold flamegraph app.cpuprofile -o f.html               also speedscope, DevTools and Firefox profiles in
   flamefold diff before.json after.json -o diff.html          what changed between two runs (any formats)
   flamefold diff base.prof new.prof --fail-above 2%           CI gate: exit 3 when a frame grew by > 2%
   flamefold top program.prof --sort cumulative                the table python -m pstats prints
@@ -86,7 +88,8 @@ void parse_time_window(const std::string& text, ReadOptions& r) {
 }  // namespace
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
-  app->add_option("--format", r.format, "input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)");
+  app->add_option("--format", r.format,
+                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko (default: sniffed)");
   app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
   app->add_flag("--tid", r.perf.tid, "perf: include process and thread id in the root frame (comm-pid/tid)");
   app->add_flag("--kernel", r.perf.kernel, "perf: annotate kernel frames with _[k]");
@@ -203,7 +206,7 @@ int main(int argc, char** argv) {
 
   auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg");
   flamegraph->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
-  flamegraph->add_option("-o,--output", output, "output file: .html, .svg or .folded")->required();
+  flamegraph->add_option("-o,--output", output, "output file: .html, .svg, .folded or .speedscope.json")->required();
   add_read_options(flamegraph, r);
   add_graph_options(flamegraph, w);
 

@@ -8,6 +8,7 @@
 #include "flamefold/writers/chrome_trace.h"
 #include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats.h"
+#include "flamefold/writers/speedscope.h"
 #include "flamefold/writers/callgraph.h"
 #include "flamefold/readers/text/gpu_cpu_merge.h"
 
@@ -32,9 +33,9 @@ bool merge_summary = false;
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
                             WriteOptions& w) {
   // ---- convert: traces to Chrome JSON (.json), profiles to pstats (.prof) -------------------
-  convert_cmd = app.add_subcommand("convert", "convert to Chrome trace JSON (-o x.json) or pstats (-o x.prof)");
+  convert_cmd = app.add_subcommand("convert", "convert to Chrome trace JSON (-o x.json), pstats (-o x.prof) or speedscope (-o x.speedscope.json)");
   convert_cmd->add_option("inputs", inputs, "input files")->required();
-  convert_cmd->add_option("-o,--output", output, "output file: .json (Chrome/Perfetto trace) or .prof (pstats)")
+  convert_cmd->add_option("-o,--output", output, "output file: .json (Chrome/Perfetto trace), .prof (pstats) or .speedscope.json")
       ->required();
   convert_cmd->add_option("--format", r.format, "input format (default: sniffed)");
   convert_cmd->add_option("--activities,--activity-type", trace_activities,
@@ -73,6 +74,17 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
                       WriteOptions& w) {
   // ---- convert ----
   if (convert_cmd->parsed()) {
+    // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
+    if (is_speedscope_path(output)) {
+      Profile p = read_profile(inputs, r);
+      OutputFile file(output);
+      SpeedscopeStats st = write_speedscope(p, file, w);
+      file.commit();
+      report_counters(p);
+      std::fprintf(stderr, "flamefold: wrote %s (%zu profiles, %zu samples, %zu frames)\n", output.c_str(), st.profiles,
+                   st.samples, st.frames);
+      return 0;
+    }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
     if (output_extension(output) == "prof" || output_extension(output) == "pstats") {
       CallStats st = read_call_stats(inputs, r);

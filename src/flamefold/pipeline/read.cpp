@@ -9,6 +9,9 @@
 #include "flamefold/readers/sqlite/nsys.h"
 #include "flamefold/readers/sqlite/ascend.h"
 #include "flamefold/readers/marshal/pstats.h"
+#include "flamefold/readers/json/speedscope.h"
+#include "flamefold/readers/json/cpuprofile.h"
+#include "flamefold/readers/json/gecko.h"
 
 namespace flamefold {
 
@@ -29,12 +32,15 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
     case Format::Nsys: return read_nsys(input.path(), o);
     case Format::Ascend: return read_ascend(input.path(), o);
     case Format::Pstats: return read_pstats(input, o);
+    case Format::Speedscope: return read_speedscope(input, o);
+    case Format::Cpuprofile: return read_cpuprofile(input, o);
+    case Format::Gecko: return read_gecko(input, o);
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
   throw InputError(input.path(), "",
                    "cannot tell the format: not folded stacks, perf script, Chrome trace JSON, an nsys/Ascend "
-                   "SQLite DB or a pstats file (use --format to say which)");
+                   "SQLite DB, a pstats file, speedscope JSON, a .cpuprofile or a Firefox profile (use --format to say which)");
 }
 
 bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {

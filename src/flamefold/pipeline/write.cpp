@@ -4,6 +4,7 @@
 #include "flamefold/pipeline.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/html.h"
+#include "flamefold/writers/speedscope.h"
 #include "flamefold/writers/svg.h"
 #include "flamefold/writers/top.h"
 
@@ -27,7 +28,9 @@ void write_profile(const Profile& p, const std::string& path, const WriteOptions
   std::string ext = output_extension(path);
   int column = o.column >= 0 ? o.column : p.default_column;
   OutputFile out(path);
-  if (ext == "svg") {
+  if (is_speedscope_path(path)) {
+    write_speedscope(p, out, o);
+  } else if (ext == "svg") {
     write_svg(p, column, out, o);
   } else if (ext == "html" || ext == "htm") {
     write_html(p, out, o);
@@ -35,7 +38,7 @@ void write_profile(const Profile& p, const std::string& path, const WriteOptions
     write_folded(p, column, out, o);
   } else {
     throw UsageError("cannot tell the output kind from '" + path +
-                     "': use .html, .svg or .folded (or see `flamefold --help`)");
+                     "': use .html, .svg, .folded or .speedscope.json (or see `flamefold --help`)");
   }
   out.commit();
 }
