@@ -100,6 +100,54 @@ put('kineto', 'begin-end.json', json.dumps({"traceEvents": [
 put('kineto', 'kineto.json.gz', gzip.compress(json.dumps({"traceEvents": k}).encode(), mtime=0))
 put('kineto', 'truncated.json', json.dumps({"traceEvents": k})[:-40])
 
+# ------------------------------------------------------------------ speedscope, .cpuprofile, gecko
+schema = "https://www.speedscope.app/file-format-schema.json"
+put('speedscope', 'sampled.speedscope.json', json.dumps({
+    "$schema": schema, "version": "0.6.0", "name": "py-spy",
+    "shared": {"frames": [{"name": "main", "file": "app.py", "line": 1}, {"name": "work", "file": "app.py", "line": 9},
+                          {"name": "(idle)"}]},
+    "profiles": [{"type": "sampled", "name": "MainThread", "unit": "seconds", "startValue": 0, "endValue": 3,
+                  "samples": [[0, 1], [0, 1], [0], [2]], "weights": [0.01, 0.01, 0.02, 0.5]},
+                 {"type": "evented", "name": "worker", "unit": "milliseconds", "startValue": 0, "endValue": 10,
+                  "events": [{"type": "O", "frame": 0, "at": 0}, {"type": "O", "frame": 1, "at": 2},
+                             {"type": "C", "frame": 1, "at": 5}, {"type": "C", "frame": 0, "at": 9}]}]}))
+put('cpuprofile', 'node.cpuprofile', json.dumps({
+    "nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1},
+               "hitCount": 0, "children": [2, 4]},
+              {"id": 2, "callFrame": {"functionName": "main", "scriptId": "1", "url": "file:///app.js", "lineNumber": 3, "columnNumber": 2},
+               "hitCount": 2, "children": [3]},
+              {"id": 3, "callFrame": {"functionName": "work", "scriptId": "1", "url": "file:///app.js", "lineNumber": 9, "columnNumber": 0},
+               "hitCount": 5},
+              {"id": 4, "callFrame": {"functionName": "(garbage collector)", "scriptId": "0", "url": "", "lineNumber": -1,
+                                      "columnNumber": -1}, "hitCount": 1}],
+    "startTime": 1000, "endTime": 9000, "samples": [2, 3, 3, 3, 4, 3, 3, 2], "timeDeltas": [100, 1000, 1000, 1000, 1000, 1000, 1000, 1000]}))
+put('cpuprofile', 'devtools-trace.json', json.dumps({"traceEvents": [
+    {"ph": "M", "name": "thread_name", "pid": 5, "tid": 7, "args": {"name": "CrRendererMain"}},
+    {"ph": "P", "name": "Profile", "cat": "disabled-by-default-v8.cpu_profiler", "id": "0x1", "pid": 5, "tid": 7, "ts": 100,
+     "args": {"data": {"startTime": 100}}},
+    {"ph": "P", "name": "ProfileChunk", "cat": "disabled-by-default-v8.cpu_profiler", "id": "0x1", "pid": 5, "tid": 7, "ts": 200,
+     "args": {"data": {"cpuProfile": {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)", "scriptId": 0}},
+                                                {"id": 2, "parent": 1, "callFrame": {"functionName": "onClick", "scriptId": 3,
+                                                                                     "url": "https://x/app.js", "lineNumber": 4}}],
+                                      "samples": [2, 2, 1]}, "timeDeltas": [10, 20, 30]}}},
+    {"ph": "X", "cat": "devtools.timeline,toplevel", "name": "RunTask", "pid": 5, "tid": 7, "ts": 100, "dur": 300}]}))
+put('gecko', 'tachyon.json', json.dumps({
+    "meta": {"interval": 1.0, "startTime": 0, "version": 32, "preprocessedProfileVersion": 57, "product": "Python",
+             "categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]}]},
+    "libs": [], "shared": {"stringArray": ["(root)", "<module>", "work", "app.py"]},
+    "threads": [{"name": "MainThread", "pid": "42", "tid": 1, "processType": "default",
+                 "samples": {"stack": [1, 2, 2, None], "time": [0.0, 1.0, 2.0, 3.0], "weight": None, "weightType": "samples", "length": 4},
+                 "stackTable": {"frame": [0, 1, 2], "prefix": [None, 0, 1], "category": [0, 0, 0], "subcategory": [0, 0, 0], "length": 3},
+                 "frameTable": {"func": [0, 1, 2], "line": [None, 10, 20], "category": [0, 0, 0], "address": [-1, -1, -1], "length": 3},
+                 "funcTable": {"name": [0, 1, 2], "fileName": [None, 3, 3], "lineNumber": [None, 1, 15], "resource": [-1, -1, -1],
+                               "isJS": [False, True, True], "length": 3}}]}))
+put('gecko', 'firefox.json', json.dumps({"meta": {"version": 12, "interval": 1, "startTime": 0, "processType": 0},
+    "libs": [], "processes": [], "threads": [{"name": "GeckoMain", "pid": 1, "tid": 1, "processType": "default",
+    "samples": {"schema": {"stack": 0, "time": 1}, "data": [[1, 0.5], [1, 1.5], [0, 2.5]]},
+    "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[None, 0], [0, 1]]},
+    "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[0], [1, 7]]},
+    "stringTable": ["(root)", "alpha (http://localhost/simple.js:1:14)"]}]}))
+
 # ------------------------------------------------------------------ SQLite databases
 
 

@@ -129,7 +129,7 @@ inline void sqlite_pages(const uint8_t* data, size_t size) {
 }
 
 // Every target by name: a reader's format name ("folded", "perf", "kineto", "nsys", "ascend",
-// "pstats"), "sniffed" (the format told from the bytes), "gpu_cpu_merge" or "sqlite_pages".
+// "pstats", "speedscope", "cpuprofile", "gecko"), "sniffed" (the format told from the bytes), "gpu_cpu_merge" or "sqlite_pages".
 inline void run_target(std::string_view target, const uint8_t* data, size_t size) {
   if (target == "gpu_cpu_merge") merge_gpu(data, size);
   else if (target == "sqlite_pages") sqlite_pages(data, size);

@@ -248,7 +248,9 @@ CallStats parse_pstats(std::string_view bytes, const std::string& name) {
         !is_number(m[m.item(key, 1)].kind) || m[m.item(key, 2)].kind != Kind::Str)
       m.fail(k.pos, "not a pstats file: a function key is not a (file, line, name) tuple");
     std::string_view file = m.str(m.item(key, 0)), fname = m.str(m.item(key, 2));
-    uint32_t line = static_cast<uint32_t>(m[m.item(key, 1)].num);
+    // A line outside 0 .. 2^32-1 (or NaN) cannot be a source line: read as unknown (0).
+    double line_value = m[m.item(key, 1)].num;
+    uint32_t line = line_value >= 0 && line_value < 4294967296.0 ? static_cast<uint32_t>(line_value) : 0;
     std::string text(file);
     text.push_back('\0');
     text += std::to_string(line);
