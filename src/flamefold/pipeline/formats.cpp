@@ -3,6 +3,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readers/text/collapse.h"
 #include "flamefold/readers/text/folded.h"
 #include "flamefold/readers/text/perf_script.h"
 #include "flamefold/readers/sqlite/sqlite_db.h"
@@ -80,6 +81,16 @@ std::string_view format_name(Format f) {
     case Format::Nsys: return "nsys";
     case Format::Ascend: return "ascend";
     case Format::Pstats: return "pstats";
+    case Format::Dtrace: return "dtrace";
+    case Format::Sample: return "sample";
+    case Format::Xctrace: return "xctrace";
+    case Format::Vtune: return "vtune";
+    case Format::Vsprof: return "vsprof";
+    case Format::Ghcprof: return "ghcprof";
+    case Format::Bpftrace: return "bpftrace";
+    case Format::GoPprofText: return "go";
+    case Format::Jstack: return "jstack";
+    case Format::Stap: return "stap";
     case Format::Unknown: break;
   }
   return "unknown";
@@ -92,8 +103,19 @@ Format parse_format(std::string_view name) {
   if (name == "nsys" || name == "nsight") return Format::Nsys;
   if (name == "ascend" || name == "msprof") return Format::Ascend;
   if (name == "pstats" || name == "cprofile" || name == "prof") return Format::Pstats;
+  if (name == "dtrace") return Format::Dtrace;
+  if (name == "sample") return Format::Sample;
+  if (name == "xctrace" || name == "instruments") return Format::Xctrace;
+  if (name == "vtune") return Format::Vtune;
+  if (name == "vsprof") return Format::Vsprof;
+  if (name == "ghcprof" || name == "ghc") return Format::Ghcprof;
+  if (name == "bpftrace") return Format::Bpftrace;
+  if (name == "go" || name == "pprof-text") return Format::GoPprofText;
+  if (name == "jstack") return Format::Jstack;
+  if (name == "stap" || name == "systemtap") return Format::Stap;
   throw UsageError("unknown input format '" + std::string(name) +
-                   "' (expected folded, perf, kineto, nsys, ascend or pstats)");
+                   "' (expected folded, perf, kineto, nsys, ascend, pstats, dtrace, sample, xctrace, vtune, vsprof, "
+                   "ghcprof, bpftrace, go, jstack or stap)");
 }
 
 Format sniff_format(std::string_view head, std::string_view path) {
@@ -119,6 +141,19 @@ Format sniff_format(std::string_view head, std::string_view path) {
   while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
   if (i < head.size() && (head[i] == '{' || head[i] == '[') && looks_like_json(head, i)) return Format::Kineto;
   if (looks_like_perf_script(head)) return Format::PerfScript;
+  switch (sniff_stack_format(head)) {
+    case StackFormat::Dtrace: return Format::Dtrace;
+    case StackFormat::Sample: return Format::Sample;
+    case StackFormat::Xctrace: return Format::Xctrace;
+    case StackFormat::Vtune: return Format::Vtune;
+    case StackFormat::Vsprof: return Format::Vsprof;
+    case StackFormat::Ghcprof: return Format::Ghcprof;
+    case StackFormat::Bpftrace: return Format::Bpftrace;
+    case StackFormat::Go: return Format::GoPprofText;
+    case StackFormat::Jstack: return Format::Jstack;
+    case StackFormat::Stap: return Format::Stap;
+    case StackFormat::None: break;
+  }
   switch (cut_off_first_line(head)) {
     case CutOffLine::Folded: return Format::Folded;
     case CutOffLine::NotFolded: return Format::Unknown;

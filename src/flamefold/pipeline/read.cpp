@@ -3,6 +3,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/merge.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readers/text/collapse.h"
 #include "flamefold/readers/text/folded.h"
 #include "flamefold/readers/json/kineto.h"
 #include "flamefold/readers/text/perf_script.h"
@@ -29,12 +30,22 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
     case Format::Nsys: return read_nsys(input.path(), o);
     case Format::Ascend: return read_ascend(input.path(), o);
     case Format::Pstats: return read_pstats(input, o);
+    case Format::Dtrace: return read_dtrace(input, o);
+    case Format::Sample: return read_mac_sample(input, o);
+    case Format::Xctrace: return read_xctrace(input, o);
+    case Format::Vtune: return read_vtune(input, o);
+    case Format::Vsprof: return read_vsprof(input, o);
+    case Format::Ghcprof: return read_ghcprof(input, o);
+    case Format::Bpftrace: return read_bpftrace(input, o);
+    case Format::GoPprofText: return read_go_pprof_text(input, o);
+    case Format::Jstack: return read_jstack(input, o);
+    case Format::Stap: return read_stap(input, o);
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
   throw InputError(input.path(), "",
                    "cannot tell the format: not folded stacks, perf script, Chrome trace JSON, an nsys/Ascend "
-                   "SQLite DB or a pstats file (use --format to say which)");
+                   "SQLite DB, a pstats file or a stack format FlameGraph collapses (use --format to say which)");
 }
 
 bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
