@@ -48,11 +48,15 @@ CutOffLine cut_off_first_line(std::string_view head) {
   if (head.size() < kHeadWindow) return CutOffLine::None;
   std::string decoded;
   head = head_as_utf8(head, decoded);
-  // Only blank lines may come before it; the line itself must not end within the window.
+  // Only blank and comment lines may come before it; the line itself must not end within the window.
   size_t pos = 0;
   while (true) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) break;
+    if (head[pos] == '#' || head.substr(pos, 2) == "//") {  // Austin's metadata lines
+      pos = nl + 1;
+      continue;
+    }
     for (size_t i = pos; i < nl; ++i)
       if (head[i] != ' ' && head[i] != '\t' && head[i] != '\r') return CutOffLine::None;  // a whole line
     pos = nl + 1;

@@ -139,11 +139,13 @@ bool go_value(std::string_view text, double& v, GoUnit& unit) {
   while (e < text.size() && (is_digit(text[e]) || text[e] == '.' || text[e] == '-' || text[e] == '+' || text[e] == 'e')) ++e;
   if (e == 0 || !parse_f64(text.substr(0, e), v)) return false;
   std::string_view u = text.substr(e);
-  static const std::pair<std::string_view, double> kTime[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6},
-                                                              {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+  static const std::pair<std::string_view, double> kTime[] = {{"ns", 1},      {"us", 1e3},      {"µs", 1e3},
+                                                              {"ms", 1e6},    {"s", 1e9},       {"mins", 60e9},
+                                                              {"hrs", 3600e9}, {"days", 86400e9}};
   static const std::pair<std::string_view, double> kBytes[] = {{"B", 1}, {"kB", 1024.0}, {"KB", 1024.0},
                                                                {"MB", 1048576.0}, {"GB", 1073741824.0},
-                                                               {"TB", 1099511627776.0}};
+                                                               {"TB", 1099511627776.0},
+                                                               {"PB", 1125899906842624.0}};
   unit = GoUnit::Count;
   if (u.empty()) return true;
   for (const auto& [name, scale] : kTime)
@@ -159,6 +161,14 @@ bool go_value(std::string_view text, double& v, GoUnit& unit) {
       return true;
     }
   return false;
+}
+
+// An inlined function is marked " (inline)": the folded convention's "_[i]" instead.
+std::string frame_name(std::string_view printed) {
+  constexpr std::string_view kInline = " (inline)";
+  if (printed.size() > kInline.size() && printed.substr(printed.size() - kInline.size()) == kInline)
+    return std::string(printed.substr(0, printed.size() - kInline.size())) + "_[i]";
+  return std::string(printed);
 }
 
 bool is_rule(std::string_view l) { return l.size() > 12 && l.substr(0, 11) == "-----------" && l[11] == '+'; }
@@ -208,7 +218,7 @@ Profile read_go_traces(Lines& lines, Input& input) {
         unit = u;
         value = v;
         have_value = true;
-        frames.emplace_back(trim(rest.substr(gap)));
+        frames.push_back(frame_name(trim(rest.substr(gap))));
         continue;
       }
     }
@@ -216,7 +226,7 @@ Profile read_go_traces(Lines& lines, Input& input) {
       if (rest.find(": ") == std::string_view::npos) ++odd;  // not a label either
       continue;
     }
-    frames.emplace_back(trim(rest));
+    frames.push_back(frame_name(trim(rest)));
   }
   flush();
   Profile p = counts.build(input, "go pprof (-traces)",
