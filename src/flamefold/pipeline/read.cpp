@@ -1,5 +1,6 @@
 #include <string>
 
+#include "flamefold/bundle.h"
 #include "flamefold/errors.h"
 #include "flamefold/merge.h"
 #include "flamefold/pipeline.h"
@@ -58,25 +59,64 @@ bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
   return true;
 }
 
-}  // namespace
-
-Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o) {
-  if (paths.empty()) throw UsageError("no input file (use - for standard input)");
+// What read_profile reads once bundles are unpacked: each input with the label of its rank frame.
+Profile read_files(const std::vector<std::string>& paths, const std::vector<std::string>& labels, const ReadOptions& o) {
   if (paths.size() == 1) return read_one(paths[0], o);
   // Several Kineto traces (ranks): one timeline, one build; the rank comes from distributedInfo.
   if (all_kineto(paths, o)) return read_kineto_files(paths, o);
   // Several inputs: each becomes a top-level "rank" frame named after its file.
   Profile merged;
   CategoryId rank_cat = merged.symbols.category(category::kRank);
-  for (const std::string& path : paths) {
-    Profile one = read_one(path, o);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Profile one = read_one(paths[i], o);
     if (merged.source_format.empty()) merged.source_format = one.source_format;
     if (merged.columns.empty()) merged.default_column = one.default_column;
-    NodeId at = merged.child(0, merged.symbols.frame(base_name(path), {}, 0, rank_cat));
+    NodeId at = merged.child(0, merged.symbols.frame(labels[i], {}, 0, rank_cat));
     graft(merged, at, one);
-    merged.inputs.push_back(path);
+    merged.inputs.push_back(paths[i]);
   }
   return merged;
+}
+
+}  // namespace
+
+Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o) {
+  if (paths.empty()) throw UsageError("no input file (use - for standard input)");
+  // A bundle (.tar.gz, .zip ...) stands for the files it holds, as if each had been given here.
+  std::vector<Bundle> bundles;
+  std::vector<std::string> files, labels, shown;
+  for (const std::string& path : paths) {
+    if (path != "-" && is_bundle(Input::open(path).head())) {
+      bundles.emplace_back(path);
+      for (const Bundle::Member& m : bundles.back().members()) {
+        files.push_back(m.file);
+        labels.push_back(m.name);
+        shown.push_back(path + ":" + m.name);
+      }
+    } else {
+      files.push_back(path);
+      labels.push_back(base_name(path));
+      shown.push_back(path);
+    }
+  }
+  if (bundles.empty()) return read_files(files, labels, o);
+  // Messages and the profile name members as bundle:member, not as their unpacked copies.
+  Profile p;
+  try {
+    p = read_files(files, labels, o);
+  } catch (const InputError& e) {
+    for (size_t i = 0; i < files.size(); ++i)
+      if (e.file() == files[i]) throw InputError(shown[i], e.place(), e.problem());
+    throw;
+  }
+  for (std::string& in : p.inputs)
+    for (size_t i = 0; i < files.size(); ++i)
+      if (in == files[i]) in = shown[i];
+  for (const Bundle& b : bundles) {
+    p.facts.emplace_back("bundle", b.path() + " (" + std::to_string(b.members().size()) + " profiles)");
+    for (const std::string& s : b.skipped()) p.facts.emplace_back("left out of the bundle", s);
+  }
+  return p;
 }
 
 }  // namespace flamefold
