@@ -194,7 +194,8 @@ bool looks_like_dtrace(std::string_view head) {
 }
 
 bool looks_like_stap(std::string_view head) {
-  // print_stack() lines "0xffffffff8104f0f6 : native_safe_halt+0x6/0x10 [kernel]", then a count.
+  // print_stack() lines "0xffffffff8104f0f6 : native_safe_halt+0x6/0x10 [kernel]" (or a bare
+  // address), then a count; at least one symbolised frame before a count.
   bool frame = false;
   int verdict = -1;
   head_lines(head, [&](std::string_view l) {
@@ -202,14 +203,15 @@ bool looks_like_stap(std::string_view head) {
     if (t.empty()) return true;
     std::string_view digits;
     if (perl_count_line(l, digits)) {
-      verdict = frame ? 1 : 0;
-      return false;
+      if (frame) verdict = 1;
+      return !frame;
     }
     size_t colon = t.find(" : ");
     if (colon != std::string_view::npos && hex_address(t.substr(0, colon))) {
       frame = true;
       return true;
     }
+    if (hex_address(t)) return true;
     verdict = 0;
     return false;
   });

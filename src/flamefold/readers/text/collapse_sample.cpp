@@ -2,7 +2,8 @@
 // tree, one node a line, indented two characters a level past four spaces (' ', '+', '|', ':'
 // and '!' draw the tree), each node "COUNT function  (in module) + offset  [address]". Every
 // node at the end of a branch becomes a stack with the count of that node (inclusive counts of
-// its ancestors are not added); stacks that end in a waiting function are left out.
+// its ancestors are not added); stacks that end in a waiting function are left out. A stack met
+// twice (two sibling nodes of one name) keeps the count met last, as inferno keeps it.
 #include <string>
 #include <vector>
 
@@ -78,7 +79,7 @@ class SampleReader {
   // The stack read so far, with the count of its last node.
   void flush() {
     if (stack_.empty()) {
-      counts.add("", samples_);
+      counts.set("", samples_);
       return;
     }
     if (waiting(stack_.back())) return;
@@ -87,7 +88,7 @@ class SampleReader {
       if (i) s += ';';
       s += stack_[i];
     }
-    counts.add(s, samples_);
+    counts.set(s, samples_);
   }
 
   StackCounts counts;
