@@ -3,7 +3,7 @@
 
   stack_formats_gen.py dtrace OUT [stacks]   DTrace ustack() aggregation (default 100,000 stacks, ~70 MB)
   stack_formats_gen.py stap OUT [stacks]     SystemTap print_stack() aggregation
-  austin OUT [lines]    Austin 3 output with its headers (default 250,000 lines, ~155 MB)
+  stack_formats_gen.py austin OUT [lines]    Austin 3 output with its headers (default 250,000 lines, ~155 MB)
 
 Deterministic (seeded): the same arguments give the same bytes.
 """
