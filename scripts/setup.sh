@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(g++ cmake make pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev)
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev libarchive-dev)
 test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
 
 # `make fuzz`: clang with libFuzzer and the sanitizers' runtimes.

@@ -22,6 +22,17 @@ enum class Format {
   Speedscope,  // speedscope's JSON file format (sampled and evented profiles)
   Cpuprofile,  // Chrome DevTools / Node .cpuprofile; a DevTools trace's Profile/ProfileChunk samples
   Gecko,       // Firefox Profiler: Gecko's own profile or the processed format
+  // Stack formats FlameGraph and inferno collapse (readers/text/collapse.h).
+  Dtrace,      // DTrace ustack()/stack() aggregations
+  Sample,      // macOS `sample` call graphs
+  Xctrace,     // Instruments `xctrace export` XML
+  Vtune,       // Intel VTune CSV call stacks
+  Vsprof,      // Visual Studio profiler CSV call trees
+  Ghcprof,     // GHC .prof cost-centre trees
+  Bpftrace,    // bpftrace @[ustack] maps
+  GoPprofText, // go tool pprof -raw / -traces
+  Jstack,      // Java thread dumps
+  Stap,        // SystemTap print_stack() aggregations
 };
 
 std::string_view format_name(Format f);

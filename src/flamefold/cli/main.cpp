@@ -89,7 +89,8 @@ void parse_time_window(const std::string& text, ReadOptions& r) {
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--format", r.format,
-                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko (default: sniffed)");
+                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, dtrace, sample, "
+                  "xctrace, vtune, vsprof, ghcprof, bpftrace, go, jstack, stap (default: sniffed)");
   app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
   app->add_flag("--tid", r.perf.tid, "perf: include process and thread id in the root frame (comm-pid/tid)");
   app->add_flag("--kernel", r.perf.kernel, "perf: annotate kernel frames with _[k]");

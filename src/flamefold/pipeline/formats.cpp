@@ -5,6 +5,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readers/text/collapse.h"
 #include "flamefold/readers/text/folded.h"
 #include "flamefold/readers/text/perf_script.h"
 #include "flamefold/readers/sqlite/sqlite_db.h"
@@ -49,11 +50,15 @@ CutOffLine cut_off_first_line(std::string_view head) {
   if (head.size() < kHeadWindow) return CutOffLine::None;
   std::string decoded;
   head = head_as_utf8(head, decoded);
-  // Only blank lines may come before it; the line itself must not end within the window.
+  // Only blank and comment lines may come before it; the line itself must not end within the window.
   size_t pos = 0;
   while (true) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) break;
+    if (head[pos] == '#' || head.substr(pos, 2) == "//") {  // Austin's metadata lines
+      pos = nl + 1;
+      continue;
+    }
     for (size_t i = pos; i < nl; ++i)
       if (head[i] != ' ' && head[i] != '\t' && head[i] != '\r') return CutOffLine::None;  // a whole line
     pos = nl + 1;
@@ -146,6 +151,16 @@ std::string_view format_name(Format f) {
     case Format::Speedscope: return "speedscope";
     case Format::Cpuprofile: return "cpuprofile";
     case Format::Gecko: return "gecko";
+    case Format::Dtrace: return "dtrace";
+    case Format::Sample: return "sample";
+    case Format::Xctrace: return "xctrace";
+    case Format::Vtune: return "vtune";
+    case Format::Vsprof: return "vsprof";
+    case Format::Ghcprof: return "ghcprof";
+    case Format::Bpftrace: return "bpftrace";
+    case Format::GoPprofText: return "go";
+    case Format::Jstack: return "jstack";
+    case Format::Stap: return "stap";
     case Format::Unknown: break;
   }
   return "unknown";
@@ -161,8 +176,19 @@ Format parse_format(std::string_view name) {
   if (name == "speedscope") return Format::Speedscope;
   if (name == "cpuprofile" || name == "v8" || name == "devtools") return Format::Cpuprofile;
   if (name == "gecko" || name == "firefox") return Format::Gecko;
+  if (name == "dtrace") return Format::Dtrace;
+  if (name == "sample") return Format::Sample;
+  if (name == "xctrace" || name == "instruments") return Format::Xctrace;
+  if (name == "vtune") return Format::Vtune;
+  if (name == "vsprof") return Format::Vsprof;
+  if (name == "ghcprof" || name == "ghc") return Format::Ghcprof;
+  if (name == "bpftrace") return Format::Bpftrace;
+  if (name == "go" || name == "pprof-text") return Format::GoPprofText;
+  if (name == "jstack") return Format::Jstack;
+  if (name == "stap" || name == "systemtap") return Format::Stap;
   throw UsageError("unknown input format '" + std::string(name) +
-                   "' (expected folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile or gecko)");
+                   "' (expected folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, dtrace, sample, xctrace, vtune, vsprof, "
+                   "ghcprof, bpftrace, go, jstack or stap)");
 }
 
 Format sniff_format(std::string_view head, std::string_view path) {
@@ -188,6 +214,19 @@ Format sniff_format(std::string_view head, std::string_view path) {
   while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
   if (i < head.size() && (head[i] == '{' || head[i] == '[') && looks_like_json(head, i)) return sniff_json(head, i);
   if (looks_like_perf_script(head)) return Format::PerfScript;
+  switch (sniff_stack_format(head)) {
+    case StackFormat::Dtrace: return Format::Dtrace;
+    case StackFormat::Sample: return Format::Sample;
+    case StackFormat::Xctrace: return Format::Xctrace;
+    case StackFormat::Vtune: return Format::Vtune;
+    case StackFormat::Vsprof: return Format::Vsprof;
+    case StackFormat::Ghcprof: return Format::Ghcprof;
+    case StackFormat::Bpftrace: return Format::Bpftrace;
+    case StackFormat::Go: return Format::GoPprofText;
+    case StackFormat::Jstack: return Format::Jstack;
+    case StackFormat::Stap: return Format::Stap;
+    case StackFormat::None: break;
+  }
   switch (cut_off_first_line(head)) {
     case CutOffLine::Folded: return Format::Folded;
     case CutOffLine::NotFolded: return Format::Unknown;
