@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(g++ cmake make pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev)
-test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev
+  libprotobuf-dev protobuf-compiler)
+# golang-go: `go tool pprof`, the reference reader of the pprof conformance tests.
+test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3 golang-go)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi

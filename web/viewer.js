@@ -8,7 +8,7 @@
   const ROW = 18;          // px per frame row
   const MIN_W = 1;         // frames narrower than this many px are merged into one block
   const LABEL_W = 28;      // frames narrower than this get no label
-  const GROUP_CATS = new Set(['process', 'thread', 'rank', 'device']);
+  const GROUP_CATS = new Set(['process', 'thread', 'rank', 'device', 'label']);
   const TABLE_ROWS = 300;
 
   const api = { ready: false, timings: {}, error: null };
@@ -942,7 +942,7 @@
     if (!S.groupNodes.length) { box.hidden = true; return; }
     box.hidden = false;
     const cats = new Set(S.groupNodes.map((i) => catName(S.base.frame[i])));
-    const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices' };
+    const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices', label: 'Labels' };
     $('groupstitle').textContent = [...cats].map((c) => words[c] || c).join(' & ');
     const list = $('groups');
     list.replaceChildren();

@@ -9,6 +9,7 @@
 #include "flamefold/readers/sqlite/nsys.h"
 #include "flamefold/readers/sqlite/ascend.h"
 #include "flamefold/readers/marshal/pstats.h"
+#include "flamefold/readers/proto/pprof.h"
 
 namespace flamefold {
 
@@ -29,12 +30,13 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
     case Format::Nsys: return read_nsys(input.path(), o);
     case Format::Ascend: return read_ascend(input.path(), o);
     case Format::Pstats: return read_pstats(input, o);
+    case Format::Pprof: return read_pprof(input, o);
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
   throw InputError(input.path(), "",
                    "cannot tell the format: not folded stacks, perf script, Chrome trace JSON, an nsys/Ascend "
-                   "SQLite DB or a pstats file (use --format to say which)");
+                   "SQLite DB, a pstats file or a pprof profile (use --format to say which)");
 }
 
 bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
