@@ -312,7 +312,7 @@ TEST(PprofBadInput, EachProblemIsNamed) {
   expect_error(p.SerializeAsString(), "location id 1 is defined twice");
   p = everything();
   p.mutable_location(2)->set_id(0);
-  expect_error(p.SerializeAsString(), "location with id 0");
+  expect_error(p.SerializeAsString(), "location with id 0 (ids start at 1)");
   p = everything();
   p.set_string_table(0, "oops");
   expect_error(p.SerializeAsString(), "first entry is not the empty string");

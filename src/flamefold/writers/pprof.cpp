@@ -42,6 +42,7 @@ class Bytes {
   void varint(uint64_t v) { done(put_varint(room(10), v)); }
   void tag(uint32_t field, proto::WireType w) { varint(uint64_t(field) << 3 | w); }
   void append(std::string_view s) {
+    if (s.empty()) return;  // (a default string_view's data is null: no memcpy from it)
     std::memcpy(room(s.size()), s.data(), s.size());
     size_ += s.size();
   }

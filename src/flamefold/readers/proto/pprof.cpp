@@ -48,12 +48,18 @@ class IdIndex {
     if (dense_) table_.assign(static_cast<size_t>(most) + 1, kMissing);
     else map_ = U64Map(ids.size() + 16);
     for (size_t i = 0; i < ids.size(); ++i) {
-      uint64_t id = ids[i];
-      if (id == 0 || id == U64Map::kEmpty) c.fail(where[i].begin, std::string(what) + " with id " + std::to_string(id) + " (ids must be above 0)");
-      uint32_t& slot = dense_ ? table_[id] : dummy_;
-      bool fresh = dense_ ? slot == kMissing : map_.find_or_insert(id, static_cast<uint32_t>(i)) == i;
+      const uint64_t id = ids[i];
+      const uint32_t here = static_cast<uint32_t>(i);
+      if (id == 0 || id == U64Map::kEmpty)
+        c.fail(where[i].begin, std::string(what) + " with id " + std::to_string(id) + (id ? " (too large)" : " (ids start at 1)"));
+      bool fresh;
+      if (dense_) {
+        fresh = table_[id] == kMissing;
+        table_[id] = here;
+      } else {
+        fresh = map_.find_or_insert(id, here) == here;
+      }
       if (!fresh) c.fail(where[i].begin, std::string(what) + " id " + std::to_string(id) + " is defined twice");
-      if (dense_) slot = static_cast<uint32_t>(i);
     }
   }
   uint32_t find(uint64_t id) const {
@@ -65,7 +71,6 @@ class IdIndex {
   bool dense_ = true;
   std::vector<uint32_t> table_;
   U64Map map_{16};
-  uint32_t dummy_ = 0;
 };
 
 struct Function {
