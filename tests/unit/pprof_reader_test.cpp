@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "flamefold/compress.h"
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/readers/proto/wire.h"
@@ -345,4 +346,29 @@ TEST(PprofBadInput, TheCommandLineSaysOneLineAndWritesNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("truncated gzip stream"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(test::tmp_path("never.pb.gz")));
+}
+
+// Gzip read whole (libdeflate when built with it): several members, the last one small (its
+// size in the trailer underestimates the whole), and a corrupt one (the zlib stream names it).
+TEST(PprofReader, GzipMembersAndDamage) {
+  std::string bytes;
+  {
+    PbProfile big = everything();
+    pprof_test::Strings s(big);
+    for (int i = 0; i < 3000; ++i) big.add_comment(s("comment number " + std::to_string(i)));
+    bytes = big.SerializeAsString();
+  }
+  const std::string want = pprof_test::read_bytes(bytes).facts.back().second;
+  auto gz = [](std::string_view part) { return gzip_compress(part, 6, "test"); };
+  std::string two = gz(std::string_view(bytes).substr(0, bytes.size() - 10)) + gz(std::string_view(bytes).substr(bytes.size() - 10));
+  std::string path = test::write_file("two.pb.gz", two);
+  flamefold::Profile p = read_profile({path}, ReadOptions{});
+  EXPECT_EQ(p.facts.back().second, want);
+  EXPECT_EQ(pprof_test::weights(p, "cpu"), pprof_test::weights(pprof_test::read_bytes(bytes), "cpu"));
+  std::string damaged = two;
+  damaged[damaged.size() / 3] ^= 0x55;
+  damaged[damaged.size() / 3 + 1] ^= 0x55;
+  test::RunResult r = test::flamefold("info --format pprof " + test::write_file("damaged.pb.gz", damaged));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("damaged.pb.gz:byte "), std::string::npos) << r.err;
 }

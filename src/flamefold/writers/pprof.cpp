@@ -23,6 +23,13 @@ namespace {
 using proto::put_varint;
 using proto::varint_size;
 
+// A varint field whose number is below 16 (a one-byte tag), and its size.
+inline uint8_t* put_field(uint8_t* p, uint32_t field, uint64_t v) {
+  *p++ = static_cast<uint8_t>(field << 3);
+  return put_varint(p, v);
+}
+inline size_t field_size(uint64_t v) { return 1 + varint_size(v); }
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   if (s.size() < suffix.size()) return false;
   for (size_t i = 0; i < suffix.size(); ++i)
@@ -246,8 +253,8 @@ class Writer {
 
   void tail(Bytes& out) {
     // Locations (their functions and mappings numbered as they are met).
-    std::string msg, line;
-    U64Map function_of{1024};
+    std::string msg;
+    U64Map function_of{loc_frames_.size() + 16};
     for (size_t i = 0; i < loc_frames_.size(); ++i) {
       const FrameId f = loc_frames_[i];
       const Frame& fr = p_.symbols[f];
@@ -276,27 +283,35 @@ class Writer {
         }
         mapping = m;
       }
-      msg.clear();
-      proto::append_varint_field(msg, 1, i + 1);
-      if (mapping) proto::append_varint_field(msg, 2, mapping);
-      line.clear();
-      proto::append_varint_field(line, 1, fn);
-      if (fr.line) proto::append_varint_field(line, 2, fr.line);
-      proto::append_len_field(msg, 4, line);
-      out.len_field(4, msg);
+      // Written in place (a million locations and functions were a fifth of the writer's time
+      // through a string per message).
+      const size_t line_len = field_size(fn) + (fr.line ? field_size(fr.line) : 0);
+      const size_t len = field_size(i + 1) + (mapping ? field_size(mapping) : 0) + 1 + varint_size(line_len) + line_len;
+      uint8_t* p = out.room(11 + len);
+      *p++ = 0x22;  // Profile.location
+      p = put_varint(p, len);
+      p = put_field(p, 1, i + 1);
+      if (mapping) p = put_field(p, 2, mapping);
+      *p++ = 0x22;  // Location.line
+      p = put_varint(p, line_len);
+      p = put_field(p, 1, fn);
+      if (fr.line) p = put_field(p, 2, fr.line);
+      out.done(p);
     }
     for (size_t i = 0; i < functions_.size(); ++i) {
       const Frame& fr = p_.symbols[functions_[i]];
-      msg.clear();
-      proto::append_varint_field(msg, 1, i + 1);
-      const uint64_t name = str(fr.name);
-      if (name) {
-        proto::append_varint_field(msg, 2, name);
-        proto::append_varint_field(msg, 3, name);  // system_name: flamefold's names are as shown
-      }
-      if (fr.file) proto::append_varint_field(msg, 4, str(fr.file));
-      if (fr.line) proto::append_varint_field(msg, 5, fr.line);  // the frame's line: read back from here
-      out.len_field(5, msg);
+      const uint64_t name = str(fr.name), file = str(fr.file);
+      // system_name = name: flamefold's names are as shown; start_line = the frame's line, read back from here.
+      const size_t len = field_size(i + 1) + (name ? 2 * field_size(name) : 0) + (file ? field_size(file) : 0) +
+                         (fr.line ? field_size(fr.line) : 0);
+      uint8_t* p = out.room(11 + len);
+      *p++ = 0x2a;  // Profile.function
+      p = put_varint(p, len);
+      p = put_field(p, 1, i + 1);
+      if (name) p = put_field(put_field(p, 2, name), 3, name);
+      if (file) p = put_field(p, 4, file);
+      if (fr.line) p = put_field(p, 5, fr.line);
+      out.done(p);
     }
     // A mapping per category: it carries the category through pprof and shows as the module.
     // No addresses: has_functions etc. say that symbols are already there.

@@ -14,6 +14,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
+#include "flamefold/heap.h"
 #include "flamefold/readers/proto/wire.h"
 
 namespace flamefold {
@@ -490,6 +491,8 @@ class Reader {
 
 Profile read_pprof(Input& input, const ReadOptions& o) {
   (void)o;  // --weight is resolved later (choose_column); every sample type is kept
+  // The call tree, frames and strings are built in one go: fresh pages on huge pages (heap.h).
+  heap_prefer_huge_pages_for_input(input.size_on_disk());
   const bool mapped = input.maps_whole();
   std::string_view data = input.whole();
   Profile p;
