@@ -72,7 +72,7 @@ bench_file() {
     /^Samples:/ {s = 1; next} /^Locations/ {s = 0}
     s && !types {n = split($0, t, " "); types = 1; next}
     s && types && /^ *-?[0-9]/ {split($0, parts, ":"); k = split(parts[1], v, " "); if (k == n) for (i = 1; i <= n; i++) tot[i] += v[i]}
-    END {for (i = 1; i <= n; i++) printf "go tool pprof -raw total %s = %d\n", t[i], tot[i]}'
+    END {for (i = 1; i <= n; i++) printf "go tool pprof -raw total %s = %.0f\n", t[i], tot[i]}'
   "$ff" info "$gz" | grep '^weight' | sed 's/^/flamefold /'
 }
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,14 +38,20 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 // A byte buffer written through a pointer: std::string's resize would zero what is about to
-// be overwritten, and push_back per byte checks capacity per byte.
+// be overwritten, and push_back per byte checks capacity per byte. Grown with realloc, which
+// moves a big (mmapped) block by remapping its pages rather than copying them.
 class Bytes {
  public:
+  Bytes() = default;
+  Bytes(Bytes&& o) noexcept : data_(o.data_), size_(o.size_), cap_(o.cap_) { o.data_ = nullptr; }
+  Bytes& operator=(Bytes&&) = delete;
+  ~Bytes() { std::free(data_); }
+
   uint8_t* room(size_t n) {
     if (size_ + n > cap_) grow(size_ + n);
-    return data_.get() + size_;
+    return data_ + size_;
   }
-  void done(uint8_t* end) { size_ = static_cast<size_t>(end - data_.get()); }
+  void done(uint8_t* end) { size_ = static_cast<size_t>(end - data_); }
   void varint(uint64_t v) { done(put_varint(room(10), v)); }
   void tag(uint32_t field, proto::WireType w) { varint(uint64_t(field) << 3 | w); }
   void append(std::string_view s) {
@@ -58,18 +64,18 @@ class Bytes {
     varint(payload.size());
     append(payload);
   }
-  std::string_view view() const { return {reinterpret_cast<const char*>(data_.get()), size_}; }
+  std::string_view view() const { return {reinterpret_cast<const char*>(data_), size_}; }
   size_t size() const { return size_; }
 
  private:
   void grow(size_t need) {
     size_t cap = std::max(need, cap_ * 2 + 4096);
-    std::unique_ptr<uint8_t[]> d(new uint8_t[cap]);
-    if (size_) std::memcpy(d.get(), data_.get(), size_);
-    data_ = std::move(d);
+    auto* d = static_cast<uint8_t*>(std::realloc(data_, cap));
+    if (!d) throw std::bad_alloc();
+    data_ = d;
     cap_ = cap;
   }
-  std::unique_ptr<uint8_t[]> data_;
+  uint8_t* data_ = nullptr;
   size_t size_ = 0, cap_ = 0;
 };
 
@@ -90,7 +96,7 @@ class Writer {
     mapping_of_category_.assign(p.symbols.category_count(), 0);
   }
 
-  std::string encode(PprofStats& stats) {
+  Bytes encode(PprofStats& stats) {
     const size_t columns = p_.columns.size();
     Bytes out;
     // Sample types first (their strings are 1, 2, ...), as pprof's own writer orders them.
@@ -105,7 +111,7 @@ class Writer {
     stats.locations = loc_frames_.size();
     stats.functions = functions_.size();
     stats.bytes = out.size();
-    return std::string(out.view());
+    return out;
   }
 
  private:
@@ -364,13 +370,13 @@ bool is_pprof_path(std::string_view path) { return ends_with(path, ".pb") || is_
 
 std::string encode_pprof(const Profile& p, int default_column, PprofStats* stats) {
   PprofStats local;
-  Writer w(p, default_column);
-  return w.encode(stats ? *stats : local);
+  return std::string(Writer(p, default_column).encode(stats ? *stats : local).view());
 }
 
 PprofStats write_pprof(const Profile& p, int default_column, OutputFile& out, bool gzip) {
   PprofStats stats;
-  std::string bytes = encode_pprof(p, default_column, &stats);
+  const Bytes encoded = Writer(p, default_column).encode(stats);
+  const std::string_view bytes = encoded.view();
   if (gzip) {
     // Level 1 past a few MB: a million-node profile's ~30 MB compress 3-4x faster for a file
     // about 10 % larger (the HTML payload's trade, writers/html.cpp).

@@ -14,7 +14,6 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
-#include "flamefold/heap.h"
 #include "flamefold/readers/proto/wire.h"
 
 namespace flamefold {
@@ -109,8 +108,10 @@ std::string hex(uint64_t v) {
 
 class Reader {
  public:
+  // `adopt_text`: the strings of `data` outlive the profile (it keeps the mapped file), so frame
+  // names need not be copied.
   Reader(const std::string& path, std::string_view data, bool adopt_text, Profile& p)
-      : path_(path), data_(data), top_(path, data), stored_(adopt_text), p_(p) {}
+      : top_(path, data), stored_(adopt_text), p_(p) {}
 
   void read() {
     scan();
@@ -356,10 +357,10 @@ class Reader {
       if (fresh) it->second = p_.symbols.frame(std::string(k) + " " + std::to_string(num), {}, 0, group_category(kind));
       return it->second;
     }
+    std::string_view v = str(str_index, at);  // checked before it is part of a key
     const uint64_t cache_key = uint64_t(key) << 32 | uint64_t(str_index);
     uint32_t cached = string_frames_.find(cache_key);
     if (cached != U64Map::kMissing) return cached;
-    std::string_view v = str(str_index, at);
     std::string name = kind == kOther ? std::string(k) + "=" + std::string(v)
                        : (k == "pid" || k == "tid") ? std::string(k) + " " + std::string(v)
                                                     : std::string(v);
@@ -460,9 +461,7 @@ class Reader {
     }
   }
 
-  const std::string& path_;
-  std::string_view data_;
-  Cursor top_;
+  Cursor top_;  // the whole file; its errors name the file
   bool stored_;
   Profile& p_;
 
@@ -491,8 +490,6 @@ class Reader {
 
 Profile read_pprof(Input& input, const ReadOptions& o) {
   (void)o;  // --weight is resolved later (choose_column); every sample type is kept
-  // The call tree, frames and strings are built in one go: fresh pages on huge pages (heap.h).
-  heap_prefer_huge_pages_for_input(input.size_on_disk());
   const bool mapped = input.maps_whole();
   std::string_view data = input.whole();
   Profile p;
