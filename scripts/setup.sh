@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(g++ cmake make pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev libarchive-dev)
-test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev libarchive-dev
+  libprotobuf-dev protobuf-compiler)
+# golang-go: `go tool pprof`, the reference reader of the pprof conformance tests.
+test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3 golang-go)
 
 # `make fuzz`: clang with libFuzzer and the sanitizers' runtimes.
 fuzz_pkgs=(clang libfuzzer-14-dev llvm)

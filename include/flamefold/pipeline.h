@@ -1,6 +1,7 @@
 // From file names to a Profile, and from a Profile to output files: sniffing the format,
 // choosing the reader, merging several inputs, choosing the writer by extension.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,7 @@ enum class Format {
   GoPprofText, // go tool pprof -raw / -traces
   Jstack,      // Java thread dumps
   Stap,        // SystemTap print_stack() aggregations
+  Pprof,       // pprof profile.proto (gzipped or plain)
 };
 
 std::string_view format_name(Format f);
@@ -42,6 +44,14 @@ Format sniff_format(std::string_view head, std::string_view path);
 
 // Reads one or more inputs into one profile. Several inputs (ranks) get a top-level frame each.
 Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& options);
+
+// `flamefold merge`: each input read on its own (any format) and merged (merge.h: Merger),
+// with a level per input by `label_by`: "file" (its base name), "rank" ("rank N": the rank the
+// input records, else the number after "rank" in its name, else its last number) or "none".
+// Inputs whose top levels are all ranks already (merged profiles) keep them and get none.
+// `on_read(path, profile)` sees each input once read (to report its warnings).
+Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& options, std::string_view label_by,
+                     const std::function<void(const std::string&, const Profile&)>& on_read = {});
 
 // Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);

@@ -31,10 +31,11 @@ inline constexpr std::string_view kNone = "";
 inline constexpr std::string_view kProcess = "process";
 inline constexpr std::string_view kThread = "thread";
 inline constexpr std::string_view kRank = "rank";
+inline constexpr std::string_view kLabel = "label";  // a pprof sample label other than those: "key=value"
 inline constexpr std::string_view kKernel = "kernel";
 inline constexpr std::string_view kMemcpy = "memcpy";
 inline constexpr std::string_view kMemset = "memset";
-bool is_group(std::string_view category);  // process, thread, rank, device
+bool is_group(std::string_view category);  // process, thread, rank, device, label
 }  // namespace category
 
 struct Frame {

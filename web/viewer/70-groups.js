@@ -14,7 +14,7 @@ function renderGroups() {
   if (!S.groupNodes.length) { box.hidden = true; return; }
   box.hidden = false;
   const cats = new Set(S.groupNodes.map((i) => catName(S.base.frame[i])));
-  const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices' };
+  const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices', label: 'Labels' };
   $('groupstitle').textContent = [...cats].map((c) => words[c] || c).join(' & ');
   const list = $('groups');
   list.replaceChildren();

@@ -26,3 +26,10 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
                             flamefold::ReadOptions& r, flamefold::WriteOptions& w);
 int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output,
                       flamefold::ReadOptions& r, flamefold::WriteOptions& w);
+
+// merge: many profiles into one (cli/merge.cpp); registered and run from more_commands.cpp.
+void register_merge_command(CLI::App& app, std::vector<std::string>& inputs, std::string& output,
+                            flamefold::ReadOptions& r, flamefold::WriteOptions& w);
+bool merge_command_parsed();
+int run_merge_command(std::vector<std::string>& inputs, std::string& output, flamefold::ReadOptions& r,
+                      flamefold::WriteOptions& w);

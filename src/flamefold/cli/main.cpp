@@ -41,6 +41,8 @@ Examples:
   flamefold convert trace.json -o trace.prof                  pstats for snakeviz / python -m pstats
   flamefold convert perf.txt -o perf.speedscope.json          speedscope: one profile per thread and weight
   flamefold flamegraph app.cpuprofile -o f.html               also speedscope, DevTools and Firefox profiles in
+  flamefold convert trace.json -o trace.pb.gz                 pprof for go tool pprof, Pyroscope, Grafana
+  flamefold merge rank*.pb.gz -o job.pb.gz                    many profiles (any formats) -> one, associative
   flamefold diff before.json after.json -o diff.html          what changed between two runs (any formats)
   flamefold diff base.prof new.prof --fail-above 2%           CI gate: exit 3 when a frame grew by > 2%
   flamefold top program.prof --sort cumulative                the table python -m pstats prints
@@ -89,8 +91,8 @@ void parse_time_window(const std::string& text, ReadOptions& r) {
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_option("--format", r.format,
-                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, dtrace, sample, "
-                  "xctrace, vtune, vsprof, ghcprof, bpftrace, go, jstack, stap (default: sniffed)");
+                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, pprof, dtrace, "
+                  "sample, xctrace, vtune, vsprof, ghcprof, bpftrace, go, jstack, stap (default: sniffed)");
   app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
   app->add_flag("--tid", r.perf.tid, "perf: include process and thread id in the root frame (comm-pid/tid)");
   app->add_flag("--kernel", r.perf.kernel, "perf: annotate kernel frames with _[k]");

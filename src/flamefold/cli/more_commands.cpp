@@ -11,6 +11,7 @@
 #include "flamefold/writers/speedscope.h"
 #include "flamefold/writers/callgraph.h"
 #include "flamefold/readers/text/gpu_cpu_merge.h"
+#include "flamefold/writers/pprof.h"
 
 using namespace flamefold;
 
@@ -33,9 +34,11 @@ bool merge_summary = false;
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
                             WriteOptions& w) {
   // ---- convert: traces to Chrome JSON (.json), profiles to pstats (.prof) -------------------
-  convert_cmd = app.add_subcommand("convert", "convert to Chrome trace JSON (-o x.json), pstats (-o x.prof) or speedscope (-o x.speedscope.json)");
+  convert_cmd = app.add_subcommand(
+      "convert", "convert to Chrome trace JSON (-o x.json), pstats (-o x.prof), speedscope (-o x.speedscope.json) or pprof (-o x.pb.gz)");
   convert_cmd->add_option("inputs", inputs, "input files")->required();
-  convert_cmd->add_option("-o,--output", output, "output file: .json (Chrome/Perfetto trace), .prof (pstats) or .speedscope.json")
+  convert_cmd->add_option("-o,--output", output,
+                          "output file: .json (Chrome/Perfetto trace), .prof (pstats), .speedscope.json, .pb.gz or .pb (pprof)")
       ->required();
   convert_cmd->add_option("--format", r.format, "input format (default: sniffed)");
   convert_cmd->add_option("--activities,--activity-type", trace_activities,
@@ -48,6 +51,7 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("--nvtx-color,--nvtx-color-scheme", trace_colors,
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
+  convert_cmd->add_option("--weight", r.weight, "pprof output (-o x.pb.gz): the default sample type (default: the input's)");
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
   callgraph_cmd = app.add_subcommand("callgraph", "draw a call graph: -o x.dot, x.svg or x.png (Graphviz)");
@@ -67,7 +71,9 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   merge_gpu_cmd->add_option("--weight", merge_weight, "count (stacks, the seed's) or gpu (kernel ns)")
       ->check(CLI::IsMember({"count", "gpu"}));
   merge_gpu_cmd->add_flag("-s,--summary", merge_summary, "print the summary statistics");
-  (void)w;
+
+  // ---- merge: many profiles into one (cli/merge.cpp) ---------------------------------------
+  register_merge_command(app, inputs, output, r, w);
 }
 
 int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
@@ -83,6 +89,22 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       report_counters(p);
       std::fprintf(stderr, "flamefold: wrote %s (%zu profiles, %zu samples, %zu frames)\n", output.c_str(), st.profiles,
                    st.samples, st.frames);
+      return 0;
+    }
+    // pprof (.pb, .pb.gz, .pprof): every weight column a sample type.
+    if (is_pprof_path(output)) {
+      Profile p = read_profile(inputs, r);
+      const int column = choose_column(p, r.weight);
+      OutputFile file(output);
+      PprofStats st = write_pprof(p, column, file, is_gzipped_pprof_path(output));
+      file.commit();
+      report_counters(p);
+      if (st.rounded)
+        std::fprintf(stderr, "flamefold: note: %llu weights were not whole numbers: rounded (pprof values are integers)\n",
+                     static_cast<unsigned long long>(st.rounded));
+      std::fprintf(stderr, "flamefold: wrote %s (%llu samples, %llu locations, %zu sample types, default %s)\n",
+                   output.c_str(), static_cast<unsigned long long>(st.samples),
+                   static_cast<unsigned long long>(st.locations), p.columns.size(), p.columns[column].name.c_str());
       return 0;
     }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
@@ -162,6 +184,8 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
     return 0;
   }
+  // ---- merge ----
+  if (merge_command_parsed()) return run_merge_command(inputs, output, r, w);
   // ---- merge-gpu ----
   if (merge_gpu_cmd->parsed()) {
     merge_opts.weight_gpu = merge_weight == "gpu";

@@ -6,6 +6,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/readers/text/collapse.h"
+#include "flamefold/readers/proto/pprof.h"
 #include "flamefold/readers/text/folded.h"
 #include "flamefold/readers/text/perf_script.h"
 #include "flamefold/readers/sqlite/sqlite_db.h"
@@ -161,6 +162,7 @@ std::string_view format_name(Format f) {
     case Format::GoPprofText: return "go";
     case Format::Jstack: return "jstack";
     case Format::Stap: return "stap";
+    case Format::Pprof: return "pprof";
     case Format::Unknown: break;
   }
   return "unknown";
@@ -186,9 +188,10 @@ Format parse_format(std::string_view name) {
   if (name == "go" || name == "pprof-text") return Format::GoPprofText;
   if (name == "jstack") return Format::Jstack;
   if (name == "stap" || name == "systemtap") return Format::Stap;
+  if (name == "pprof" || name == "pb" || name == "proto") return Format::Pprof;
   throw UsageError("unknown input format '" + std::string(name) +
-                   "' (expected folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, dtrace, sample, xctrace, vtune, vsprof, "
-                   "ghcprof, bpftrace, go, jstack or stap)");
+                   "' (expected folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, pprof, dtrace, "
+                   "sample, xctrace, vtune, vsprof, ghcprof, bpftrace, go, jstack or stap)");
 }
 
 Format sniff_format(std::string_view head, std::string_view path) {
@@ -209,6 +212,9 @@ Format sniff_format(std::string_view head, std::string_view path) {
     // marshal: a dict ('{', with or without the FLAG_REF bit) whose first key is a tuple.
     if (c0 == 0xfb || (c0 == '{' && (c1 == '(' || c1 == ')' || c1 == 0xa8 || c1 == 0xa9))) return Format::Pstats;
   }
+  // pprof: protobuf fields of profile.proto, before the text formats (its first byte, 0x0a,
+  // is a newline to them).
+  if (looks_like_pprof(head, kHeadWindow)) return Format::Pprof;
   size_t i = 0;
   if (head.size() >= 3 && std::memcmp(head.data(), "\xEF\xBB\xBF", 3) == 0) i = 3;
   while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;

@@ -14,6 +14,7 @@
 #include "flamefold/readers/json/speedscope.h"
 #include "flamefold/readers/json/cpuprofile.h"
 #include "flamefold/readers/json/gecko.h"
+#include "flamefold/readers/proto/pprof.h"
 
 namespace flamefold {
 
@@ -47,13 +48,14 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
     case Format::GoPprofText: return read_go_pprof_text(input, o);
     case Format::Jstack: return read_jstack(input, o);
     case Format::Stap: return read_stap(input, o);
+    case Format::Pprof: return read_pprof(input, o);
     case Format::Unknown: break;
   }
   if (input.head().empty()) throw InputError(input.path(), "", "the file is empty");
   throw InputError(input.path(), "",
                    "cannot tell the format: not folded stacks, perf script, Chrome trace JSON, an nsys/Ascend "
                    "SQLite DB, a pstats file, speedscope JSON, a .cpuprofile, a Firefox profile or a stack format "
-                   "FlameGraph collapses (use --format to say which)");
+                   "FlameGraph collapses, or a pprof profile (use --format to say which)");
 }
 
 bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {

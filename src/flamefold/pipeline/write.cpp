@@ -5,6 +5,7 @@
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/html.h"
 #include "flamefold/writers/speedscope.h"
+#include "flamefold/writers/pprof.h"
 #include "flamefold/writers/svg.h"
 #include "flamefold/writers/top.h"
 
@@ -34,11 +35,13 @@ void write_profile(const Profile& p, const std::string& path, const WriteOptions
     write_svg(p, column, out, o);
   } else if (ext == "html" || ext == "htm") {
     write_html(p, out, o);
+  } else if (is_pprof_path(path)) {
+    write_pprof(p, column, out, is_gzipped_pprof_path(path));
   } else if (ext == "folded" || ext == "collapsed" || ext == "txt" || ext == "stacks" || path == "-") {
     write_folded(p, column, out, o);
   } else {
     throw UsageError("cannot tell the output kind from '" + path +
-                     "': use .html, .svg, .folded or .speedscope.json (or see `flamefold --help`)");
+                     "': use .html, .svg, .folded, .speedscope.json or .pb.gz (or see `flamefold --help`)");
   }
   out.commit();
 }

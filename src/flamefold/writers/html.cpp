@@ -28,12 +28,7 @@
 #include <thread>
 #include <vector>
 
-#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#else
-#include <zlib.h>
-#endif
-
+#include "flamefold/compress.h"
 #include "flamefold/web_assets.h"
 
 namespace flamefold {
@@ -408,31 +403,7 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
 constexpr size_t kFastCompressionFrom = size_t(16) << 20;
 
 std::string gzip(const std::string& in) {
-  const int level = in.size() >= kFastCompressionFrom ? 1 : 6;
-#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
-  libdeflate_compressor* c = libdeflate_alloc_compressor(level);
-  if (!c) throw std::runtime_error("out of memory compressing the HTML payload");
-  std::string out(libdeflate_gzip_compress_bound(c, in.size()), '\0');
-  size_t got = libdeflate_gzip_compress(c, in.data(), in.size(), out.data(), out.size());
-  libdeflate_free_compressor(c);
-  if (!got) throw std::runtime_error("could not compress the HTML payload");
-  out.resize(got);
-  return out;
-#else
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("could not compress the HTML payload");
-  std::string out(deflateBound(&z, in.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&z, Z_FINISH);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("could not compress the HTML payload");
-  out.resize(z.total_out);
-  return out;
-#endif
+  return gzip_compress(in, in.size() >= kFastCompressionFrom ? 1 : 6, "the HTML payload");
 }
 
 void append_base64(std::string& out, std::string_view in) {
