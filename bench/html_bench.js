@@ -48,7 +48,7 @@ async function once(file) {
     const lastDraw = t.lastDraw, drawn = f.lastDrawStats;
     // The sandwich of each candidate, each built fresh (a function shown before is cached).
     const sandwich = {};
-    const cand = f.sandwichCandidates();
+    const cand = f.sandwichCandidates ? f.sandwichCandidates() : {};  // pages before issue 13 have none
     for (const [k, c] of Object.entries(cand)) {
       if (!c) continue;
       const ms = f.openSandwich(c.name), sw = f.sandwich();
@@ -56,7 +56,7 @@ async function once(file) {
     }
     // Left heavy on (the sandwich view is on: both its graphs and the main one reorder) and off.
     const order = [];
-    for (const v of ['heavy', 'name']) { document.querySelector('#order button[data-value="' + v + '"]').click(); order.push(t.lastOrder); }
+    if (document.getElementById('order')) for (const v of ['heavy', 'name']) { document.querySelector('#order button[data-value="' + v + '"]').click(); order.push(t.lastOrder); }
     return { nodes: st.nodes, firstPaint: t.firstPaint, decode: t.decode, startToPaint: t.startToPaint,
       zooms, searches, switches, lastDraw, drawn, hit: !!hit, sandwich, order };
   });
@@ -82,8 +82,7 @@ async function once(file) {
     ...(all[0].switches.length ? { diff_switch_ms_max: med(all.map((r) => Math.max(...r.switches))) } : {}),
     sandwich_ms: Object.fromEntries(Object.entries(all[0].sandwich).map(([k, c]) => [k,
       { name: c.name, nodes: c.nodes, callerNodes: c.callerNodes, calleeNodes: c.calleeNodes, median: med(all.map((r) => r.sandwich[k].ms)) }])),
-    order_heavy_ms: med(all.map((r) => r.order[0])),
-    order_name_ms: med(all.map((r) => r.order[1])),
+    ...(all[0].order.length ? { order_heavy_ms: med(all.map((r) => r.order[0])), order_name_ms: med(all.map((r) => r.order[1])) } : {}),
     each: all,
   };
   console.log(JSON.stringify(out, null, 1));

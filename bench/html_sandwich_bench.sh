@@ -23,7 +23,7 @@ IN3=$DIR/folded_1m.txt
 for IN in "$IN1" "$IN2" "$IN3"; do
   OUT=$DIR/sandwich/$(basename "${IN%.*}").html
   "$BUILD/flamefold" flamegraph "$IN" -o "$OUT" 2>/dev/null
-  NODES=$("$BUILD/flamefold" info "$IN" | awk -F': *' '/^nodes/ { gsub(/,/, "", $2); print $2 }')
+  NODES=$("$BUILD/flamefold" info "$IN" | awk -F': *' '/^call paths/ { gsub(/,/, "", $2); print $2 }')
   BYTES=$(stat -c %s "$OUT")
   echo "== $IN -> $OUT: $BYTES bytes, ${NODES:-?} nodes$( [[ -n $NODES ]] && awk -v b="$BYTES" -v n="$NODES" 'BEGIN { printf ", %.2f B/node", b / n }')"
   node bench/html_bench.js "$OUT" "$RUNS" | node -e 'const o = JSON.parse(require("fs").readFileSync(0, "utf8")); delete o.each; console.log(JSON.stringify(o, null, 1))'

@@ -41,6 +41,16 @@ function mainGraph() {
     focus: S.focusTree === S.view ? S.focus : -1 };
 }
 function treeNodeName(tree, i) { return tree.frame[i] < 0 ? 'all' : S.data.frames.name[tree.frame[i]]; }
+// The style sheet's colours the canvas needs, read once per colour scheme: getComputedStyle
+// recomputes styles after any change to the page, which can cost more than the drawing.
+function themeColours() {
+  const scheme = dark() ? 'dark' : 'light';
+  if (!S.theme || S.theme.scheme !== scheme) {
+    const cs = getComputedStyle(document.documentElement), v = (k) => cs.getPropertyValue(k).trim();
+    S.theme = { scheme, bg: v('--bg') || '#fff', dim: v('--dim'), match: v('--match'), merged: v('--merged'), accent: v('--accent') || '#2f6fde' };
+  }
+  return S.theme;
+}
 
 function draw() {
   const t0 = performance.now();
@@ -58,10 +68,10 @@ function drawFlame(g) {
   const { ctx, tree, tot, zoom: z, width: W, height: H } = g;
   const { depth, frame, end, parent } = tree;
   const names = S.data.frames.name;
-  const cs = getComputedStyle(document.documentElement);
+  const theme = themeColours();
   ctx.setTransform(g.dpr, 0, 0, g.dpr, 0, 0);
   // Unchanged frames are white in a differential view: a light grey ground keeps them apart.
-  ctx.fillStyle = S.diff && !dark() ? '#e9ebef' : cs.getPropertyValue('--bg').trim() || '#fff';
+  ctx.fillStyle = S.diff && theme.scheme === 'light' ? '#e9ebef' : theme.bg;
   ctx.fillRect(0, 0, W, H);
   ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
   ctx.textBaseline = 'middle';
@@ -70,7 +80,7 @@ function drawFlame(g) {
   let drawn = 0, merged = 0;
   const scrollTop = g.scrollTop, icicle = g.icicle, contentH = g.contentH;
   const rowAt = (d) => (icicle ? d * ROW : contentH - (d + 1) * ROW) - scrollTop;
-  const dimFill = cs.getPropertyValue('--dim').trim();
+  const dimFill = theme.dim;
   // Bars now, labels after them in one colour: fewer fillStyle changes.
   let lastFill = '';
   const labels = [];
@@ -83,7 +93,7 @@ function drawFlame(g) {
     if (label !== null && w >= LABEL_W) labels.push(x, y, w, label);
     drawn++;
   };
-  const match = S.match, matchColor = cs.getPropertyValue('--match').trim();
+  const match = S.match, matchColor = theme.match;
   const dc = g.dc, status = dc && dc.status, marks = [];
   const fill = dc ? (i) => (match && frame[i] >= 0 && match[frame[i]]) ? matchColor : dc.fill(i)
     : (i) => (match && frame[i] >= 0 && match[frame[i]]) ? matchColor : (frame[i] < 0 ? '#a9adb5' : colorOf(frame[i]));
@@ -100,7 +110,7 @@ function drawFlame(g) {
     const scale = W / T;
     const cursor = new Float64Array(g.maxRow + 2);
     const pendX0 = new Float64Array(g.maxRow + 2), pendX1 = new Float64Array(g.maxRow + 2).fill(-1);
-    const mergedFill = cs.getPropertyValue('--merged').trim();
+    const mergedFill = theme.merged;
     const flush = (d) => {
       if (pendX1[d] >= 0) {
         if (pendX1[d] - pendX0[d] >= 0.75) { bar(pendX0[d], pendX1[d] - pendX0[d], d, mergedFill, null, false); merged++; }
@@ -146,7 +156,7 @@ function drawFlame(g) {
   // The keyboard focus: a ring in the accent colour around the frame (54-keys.js moves it).
   const fb = g.focus >= 0 && T > 0 ? frameBox(g, g.focus) : null;
   if (fb && fb.y > -ROW && fb.y < H) {
-    ctx.strokeStyle = cs.getPropertyValue('--accent').trim() || '#2f6fde';
+    ctx.strokeStyle = theme.accent;
     ctx.lineWidth = 2;
     ctx.strokeRect(fb.x + 1, fb.y + 1, Math.max(fb.w - 2, 1), ROW - 2);
   }

@@ -15,11 +15,16 @@ S.sw = { frame: -1, want: null, built: null, tables: null, zoom: { callers: 0, c
 const NO_CALLER = '(top of stack)';
 
 // ---- the trees
-// The outermost occurrences of frame f in tree t, in depth-first order.
-function outermost(t, f) {
-  const { N, frame, end } = t, occ = [];
-  for (let i = 1; i < N; i++) if (frame[i] === f) { occ.push(i); i = end[i] - 1; }
-  return occ;
+// Every node of frame f in tree t, and the outermost ones (no f above them), depth-first.
+function occurrencesOf(t, f) {
+  const { N, frame, end } = t, all = [], outer = [];
+  let outerEnd = 0;
+  for (let i = 1; i < N; i++) {
+    if (frame[i] !== f) continue;
+    all.push(i);
+    if (i >= outerEnd) { outer.push(i); outerEnd = end[i]; }
+  }
+  return { all, outer };
 }
 // Sorts pool[g0, g1) by frame[pool[k]] (and `also`, a second array kept alongside, if given).
 // Frames and positions fit in 26 bits each, so one float64 key sorts both without a comparator.
@@ -72,11 +77,10 @@ function calleeTree(t, f, occ) {
   while (sp) {
     const d = runs[--sp], len = runs[--sp], r0 = runs[--sp];
     if (len === 1) {
-      const b = pool[r0], shift = d - depth[b];
-      for (let k = b, e = end[b]; k < e; k++, n++) {
-        d2[n] = depth[k] + shift; f2[n] = frame[k];
-        for (let c = 0; c < C; c++) s2[c][n] = self[c][k];
-      }
+      const b = pool[r0], e = end[b], shift = d - depth[b];
+      f2.set(frame.subarray(b, e), n);
+      for (let c = 0; c < C; c++) s2[c].set(self[c].subarray(b, e), n);
+      for (let k = b; k < e; k++, n++) d2[n] = depth[k] + shift;
       continue;
     }
     const o = n++;
@@ -90,7 +94,7 @@ function calleeTree(t, f, occ) {
     sortByFrame(frame, pool, g0, top);
     sp = pushRuns(frame, pool, g0, top, d + 1, runs, sp);
   }
-  return makeTree(n, d2.slice(0, n), f2.slice(0, n), s2.map((s) => s.slice(0, n)));
+  return makeTree(n, d2.subarray(0, n), f2.subarray(0, n), s2.map((s) => s.subarray(0, n)));
 }
 // Callers: the stack above each outermost occurrence, read upwards, merged into one tree
 // rooted at f; each occurrence carries its total along its path, and a path that reaches the
@@ -126,28 +130,30 @@ function callerTree(t, f, occ) {
     sortByFrame(frame, node, g0, top, from);
     sp = pushRuns(frame, node, g0, top, d + 1, runs, sp);
   }
-  return makeTree(n, d2.slice(0, n), f2.slice(0, n), s2.map((s) => s.slice(0, n)));
+  return makeTree(n, d2.subarray(0, n), f2.subarray(0, n), s2.map((s) => s.subarray(0, n)));
 }
 // The tables: per direct caller (-1: none, f at the top of the stack) and per direct callee,
 // the weight of the samples where that pair occurs, each sample once per pair; and f's self
-// and total (outermost occurrences). `open` keeps, per caller or callee frame, the end of the
-// subtree last counted for it: a pair inside it repeats in the same samples.
-function directNeighbours(t, f, c) {
-  const { N, frame, parent, end } = t, tot = totals(t, c), self = t.self[c];
-  const callers = new Map(), callees = new Map(), callerOpen = new Map(), calleeOpen = new Map();
-  let selfW = 0, total = 0, outerEnd = 0;
-  for (let i = 1; i < N; i++) {
-    const p = parent[i], fr = frame[i];
-    if (fr === f) {
-      selfW += self[i];
-      if (i >= outerEnd) { total += tot[i]; outerEnd = end[i]; }
-      const g = p > 0 ? frame[p] : -1;
-      if (!(i < (callerOpen.get(g) || 0))) { callers.set(g, (callers.get(g) || 0) + tot[i]); callerOpen.set(g, end[i]); }
-    }
-    if (p > 0 && frame[p] === f && !(i < (calleeOpen.get(fr) || 0))) {
-      callees.set(fr, (callees.get(fr) || 0) + tot[i]);
-      calleeOpen.set(fr, end[i]);
-    }
+// and total (outermost occurrences). Nodes are taken in depth-first order, and `open` keeps,
+// per caller or callee frame, the end of the subtree last counted for it: a pair inside that
+// subtree repeats in the same samples.
+function directNeighbours(t, occ, c) {
+  const { frame, parent, end } = t, tot = totals(t, c), self = t.self[c];
+  const callers = new Map(), callees = new Map(), open = new Map();
+  let selfW = 0, total = 0;
+  for (const o of occ.outer) total += tot[o];
+  for (const i of occ.all) {
+    selfW += self[i];
+    const p = parent[i], g = p > 0 ? frame[p] : -1;
+    if (!(i < (open.get(g) || 0))) { callers.set(g, (callers.get(g) || 0) + tot[i]); open.set(g, end[i]); }
+  }
+  // The children of inner occurrences lie between those of outer ones: sort them all.
+  const kids = [];
+  for (const i of occ.all) for (let ch = i + 1, e = end[i]; ch < e; ch = end[ch]) kids.push(ch);
+  open.clear();
+  for (const ch of Int32Array.from(kids).sort()) {
+    const h = frame[ch];
+    if (!(ch < (open.get(h) || 0))) { callees.set(h, (callees.get(h) || 0) + tot[ch]); open.set(h, end[ch]); }
   }
   const names = S.data.frames.name;
   const list = (m) => [...m].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1] || (a[0] < 0 ? -1 : b[0] < 0 ? 1 : names[a[0]] < names[b[0]] ? -1 : 1));
@@ -172,7 +178,7 @@ class SandwichPane {
   constructor(kind) {
     this.kind = kind;
     this.icicle = kind === 'callees';  // callers grow up from the function, callees down
-    this.tree = null; this.zoom = 0; this.maxRow = 0; this.contentH = 0;
+    this.tree = null; this.zoom = 0; this.maxRow = 0; this.contentH = 0; this.scrollTop = 0;
     this.width = 0; this.height = 0; this.dpr = 1; this.focusNode = -1; this.trail = []; this.hoverHit = null;
     const el = this.el = document.createElement('div');
     el.className = 'sw-graph'; el.dataset.kind = kind;
@@ -225,13 +231,19 @@ class SandwichPane {
         ['Search this function', () => searchFrame(f)],
       ]);
     });
-    chartEl.addEventListener('scroll', () => this.redraw(), { passive: true });
-    new ResizeObserver(() => { if (this.tree && this.chart.clientWidth && this.chart.clientWidth !== this.width) { this.layout(); this.draw(); } }).observe(chartEl);
+    chartEl.addEventListener('scroll', () => { this.scrollTop = chartEl.scrollTop; this.redraw(); }, { passive: true });
+    // The width is learnt here, where reading it costs no extra layout (0 while hidden).
+    new ResizeObserver(() => {
+      const w = chartEl.clientWidth;
+      if (!w) return;
+      this.knownWidth = w;
+      if (this.tree && Math.max(200, w) !== this.width) { this.layout(w); this.draw(); }
+    }).observe(chartEl);
   }
   graph() {
     const all = layTotals(S.view)[0];
     return { ctx: this.ctx, tree: this.tree, tot: layTotals(this.tree), zoom: this.zoom, width: this.width, height: this.height,
-      dpr: this.dpr, contentH: this.contentH, maxRow: this.maxRow, icicle: this.icicle, scrollTop: this.chart.scrollTop,
+      dpr: this.dpr, contentH: this.contentH, maxRow: this.maxRow, icicle: this.icicle, scrollTop: this.scrollTop,
       dc: S.diff ? sandwichDiff(this.tree) : null, focus: this.focusNode, all,
       allBefore: S.diff ? beforeTotals(S.view, S.col)[0] : undefined,
       noSelf: this.kind === 'callers',  // the weight of a caller path ending there, not the frame's own
@@ -244,10 +256,12 @@ class SandwichPane {
     this.el.hidden = !tree;
     if (tree) this.zoomTo(zoom, true);
   }
-  layout() {
+  // Reading the width from the page lays it out (after any change to it, a full reflow): the
+  // width is read once, then kept up to date by the ResizeObserver.
+  layout(width = this.knownWidth || (this.knownWidth = this.chart.clientWidth)) {
     this.contentH = (this.maxRow + 1) * ROW;
     const maxH = Math.max(150, Math.floor((window.innerHeight - 220) / 2));
-    const h = Math.min(this.contentH, maxH), w = Math.max(200, this.chart.clientWidth), dpr = window.devicePixelRatio || 1;
+    const h = Math.min(this.contentH, maxH), w = Math.max(200, width), dpr = window.devicePixelRatio || 1;
     if (w !== this.width || h !== this.height || dpr !== this.dpr) {
       this.width = w; this.height = h; this.dpr = dpr;
       this.canvas.width = Math.round(w * dpr); this.canvas.height = Math.round(h * dpr);
@@ -273,7 +287,11 @@ class SandwichPane {
     S.sw.zoom[this.kind] = this.zoom;
     this.maxRow = visibleMaxDepth(this.tree, this.zoom);
     this.layout();
-    this.chart.scrollTop = this.icicle ? 0 : this.chart.scrollHeight;  // the function's row in sight
+    // The function's row in sight; the box scrolls there at the next frame (setting scrollTop
+    // now would lay out the page), the canvas is drawn for it now.
+    this.scrollTop = this.icicle ? 0 : Math.max(0, this.contentH - this.height);
+    cancelAnimationFrame(this.scrollRaf);
+    this.scrollRaf = requestAnimationFrame(() => { this.chart.scrollTop = this.scrollTop; });
     this.draw();
     this.reset.hidden = this.zoom === 0;
     if (!quiet) noteState();
@@ -282,7 +300,7 @@ class SandwichPane {
     const h = this.hoverHit;
     if (!h) { this.hover.style.display = 'none'; return; }
     const y = rowOf(this.graph(), h.d);
-    Object.assign(this.hover.style, { display: 'block', left: h.x + 'px', width: Math.max(2, h.w) + 'px', top: (y + this.chart.scrollTop) + 'px', height: ROW + 'px' });
+    Object.assign(this.hover.style, { display: 'block', left: h.x + 'px', width: Math.max(2, h.w) + 'px', top: (y + this.scrollTop) + 'px', height: ROW + 'px' });
   }
   // the keys' interface (54-keys.js)
   focus() { return this.tree ? this.focusNode : -1; }
@@ -411,9 +429,10 @@ function renderSandwich() {
   }
   let b = S.sw.built;
   if (!b || b.source !== source || b.frame !== f) {
-    const occ = outermost(source, f);
-    b = S.sw.built = { source, frame: f, callers: callerTree(source, f, occ), callees: calleeTree(source, f, occ) };
+    const occ = occurrencesOf(source, f);
+    b = S.sw.built = { source, frame: f, occ, callers: callerTree(source, f, occ.outer), callees: calleeTree(source, f, occ.outer) };
   }
+  markSelected();
   // Zooms carry over while the same sandwich is redrawn (a new order moves their nodes); the
   // fragment's apply to the trees built next; anything else starts unzoomed.
   const zf = S.sw.zoomFor, same = zf && zf !== 'fragment' && zf.source === source && zf.frame === f;
@@ -424,12 +443,12 @@ function renderSandwich() {
     const z = same && pane.tree && (pane.tree.plain || pane.tree) === plain ? sameNode(pane.tree, pane.zoom, tree) : S.sw.zoom[pane.kind];
     pane.setTree(tree, z);
   }
-  renderSandwichTables(source, f);
+  renderSandwichTables(b);
   api.timings.lastSandwich = performance.now() - t0;
 }
-function renderSandwichTables(source, f) {
-  const c = S.col, kept = S.sw.tables;
-  const nb = kept && kept.source === source && kept.frame === f && kept.col === c ? kept.nb : directNeighbours(source, f, c);
+function renderSandwichTables(b) {
+  const { source, frame: f } = b, c = S.col, kept = S.sw.tables;
+  const nb = kept && kept.source === source && kept.frame === f && kept.col === c ? kept.nb : directNeighbours(source, b.occ, c);
   S.sw.tables = { source, frame: f, col: c, nb };
   const { name, file, line } = S.data.frames, unit = unitOf(c), all = totals(source, c)[0];
   SW.name.textContent = clip(name[f]);
@@ -471,15 +490,21 @@ function openSandwich(f) {
   S.sw.frame = f; S.sw.want = null;
   S.sw.zoom = { callers: 0, callees: 0 }; S.sw.zoomFor = null;
   S.selectedFrame = f;
-  if (!S.diff) renderTable();
   if (S.viewId !== 'sandwich') setView('sandwich');
   else { renderSandwich(); noteState(); }
 }
 function clearSandwich() {
   S.sw.frame = -1; S.selectedFrame = -1;
-  if (!S.diff) renderTable();
+  markSelected();
   renderSandwich();
   noteState();
+}
+// The function list marks the function shown (renderTable marks it too when it redraws).
+function markSelected() {
+  const body = $('table').tBodies[0];
+  for (const tr of body.querySelectorAll('tr[aria-selected]')) tr.removeAttribute('aria-selected');
+  const tr = S.selectedFrame >= 0 ? body.querySelector('tr[data-frame="' + S.selectedFrame + '"]') : null;
+  if (tr) tr.setAttribute('aria-selected', 'true');
 }
 
 let listHead = null;  // the borrowed table's title and hint, given back on leaving
