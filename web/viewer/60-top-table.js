@@ -63,5 +63,6 @@ function renderTable() {
   let matching = rows.length;
   if (match) { matching = 0; for (const f of rows) matching += match[f]; }
   const of = match ? ' matching the search (of ' + rows.length.toLocaleString('en-US') + ')' : '';
-  $('tablemore').textContent = (matching > shown.length ? 'showing ' + shown.length + ' of ' + matching.toLocaleString('en-US') + ' frames' : matching.toLocaleString('en-US') + ' frames') + of;
+  const frames = matching.toLocaleString('en-US') + (matching === 1 ? ' frame' : ' frames');
+  $('tablemore').textContent = (matching > shown.length ? 'showing ' + shown.length + ' of ' + frames : frames) + of;
 }
