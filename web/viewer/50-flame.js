@@ -28,8 +28,13 @@ function layout() {
   $('spacer').style.height = Math.max(0, S.contentH - h) + 'px';
 }
 
+// The chart's scroll position, from its scroll events and zoomTo: read from the element in
+// every draw it would lay the page out again after each change to it (a table re-rendered
+// by a search), where the page is laid out once before it is painted anyway.
+S.scrollTop = 0;
+chart.addEventListener('scroll', () => { S.scrollTop = chart.scrollTop; }, { passive: true });
 // Row (absolute depth) -> y on the canvas.
-function rowY(d, scrollTop = chart.scrollTop) {
+function rowY(d, scrollTop = S.scrollTop) {
   const y = S.icicle ? d * ROW : S.contentH - (d + 1) * ROW;
   return y - scrollTop;
 }
@@ -37,20 +42,21 @@ function rowOf(g, d) { return (g.icicle ? d * ROW : g.contentH - (d + 1) * ROW) 
 
 function mainGraph() {
   return { ctx, tree: S.view, tot: layTotals(), zoom: S.zoom, width: S.width, height: S.height, dpr: S.dpr,
-    contentH: S.contentH, maxRow: S.maxRow, icicle: S.icicle, scrollTop: chart.scrollTop, dc: null,
+    contentH: S.contentH, maxRow: S.maxRow, icicle: S.icicle, scrollTop: S.scrollTop, dc: null,
     focus: S.focusTree === S.view ? S.focus : -1 };
 }
 function treeNodeName(tree, i) { return tree.frame[i] < 0 ? 'all' : S.data.frames.name[tree.frame[i]]; }
 // The style sheet's colours the canvas needs, read once per colour scheme: getComputedStyle
-// recomputes styles after any change to the page, which can cost more than the drawing.
+// and matchMedia bring the page's style up to date after any change to it, which can cost
+// more than the drawing.
 function themeColours() {
-  const scheme = dark() ? 'dark' : 'light';
-  if (!S.theme || S.theme.scheme !== scheme) {
+  if (!S.theme) {
     const cs = getComputedStyle(document.documentElement), v = (k) => cs.getPropertyValue(k).trim();
-    S.theme = { scheme, bg: v('--bg') || '#fff', dim: v('--dim'), match: v('--match'), merged: v('--merged'), accent: v('--accent') || '#2f6fde' };
+    S.theme = { dark: dark(), bg: v('--bg') || '#fff', dim: v('--dim'), match: v('--match'), merged: v('--merged'), accent: v('--accent') || '#2f6fde' };
   }
   return S.theme;
 }
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { S.theme = null; });
 
 function draw() {
   const t0 = performance.now();
@@ -71,7 +77,7 @@ function drawFlame(g) {
   const theme = themeColours();
   ctx.setTransform(g.dpr, 0, 0, g.dpr, 0, 0);
   // Unchanged frames are white in a differential view: a light grey ground keeps them apart.
-  ctx.fillStyle = S.diff && theme.scheme === 'light' ? '#e9ebef' : theme.bg;
+  ctx.fillStyle = S.diff && !theme.dark ? '#e9ebef' : theme.bg;
   ctx.fillRect(0, 0, W, H);
   ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
   ctx.textBaseline = 'middle';

@@ -80,5 +80,5 @@ function positionHover() {
   const h = S.hoverHit, y = rowY(h.d);
   box.style.display = 'block';
   box.style.left = h.x + 'px'; box.style.width = Math.max(2, h.w) + 'px';
-  box.style.top = (y + chart.scrollTop) + 'px'; box.style.height = ROW + 'px';
+  box.style.top = (y + S.scrollTop) + 'px'; box.style.height = ROW + 'px';
 }

@@ -6,11 +6,11 @@
 // frame under the mouse or the focus, with its total and share.
 S.focus = -1; S.focusTree = null;
 
-// What the keys move in: a graph (50-flame.js) with its focus, zoom and scroll box. Views with
+// What the keys move in: a graph (50-flame.js) with its focus, zoom and scrolling. Views with
 // graphs of their own give one through their spec's keyNav() (55-sandwich.js).
 const mainNav = {
   trail: [],  // the children left by moving to a parent, to come back to
-  chart,
+  scrollBy(dy) { chart.scrollTop += dy; S.scrollTop = chart.scrollTop; },
   graph: () => mainGraph(),
   focus: () => (S.focusTree === S.view ? S.focus : -1),
   setFocus(i) { S.focus = i; S.focusTree = S.view; },
@@ -27,8 +27,8 @@ function focusNode(nav, i) {
   nav.setFocus(i);
   const g = nav.graph(), b = frameBox(g, i);
   // Keep the focused row in sight (the graph's box scrolls when it is taller than the screen).
-  if (b && b.y < 0) nav.chart.scrollTop += b.y;
-  else if (b && b.y + ROW > g.height) nav.chart.scrollTop += b.y + ROW - g.height;
+  if (b && b.y < 0) nav.scrollBy(b.y);
+  else if (b && b.y + ROW > g.height) nav.scrollBy(b.y + ROW - g.height);
   nav.draw();
   setStatus(nav.graph(), { node: i });
 }

@@ -305,6 +305,7 @@ class SandwichPane {
     Object.assign(this.hover.style, { display: 'block', left: h.x + 'px', width: Math.max(2, h.w) + 'px', top: (y + this.scrollTop) + 'px', height: ROW + 'px' });
   }
   // the keys' interface (54-keys.js)
+  scrollBy(dy) { cancelAnimationFrame(this.scrollRaf); this.chart.scrollTop = this.scrollTop + dy; this.scrollTop = this.chart.scrollTop; }
   focus() { return this.tree ? this.focusNode : -1; }
   setFocus(i) { this.focusNode = i; }
 }
