@@ -49,8 +49,10 @@ async function once(file) {
     // The sandwich of each candidate, each built fresh (a function shown before is cached).
     const sandwich = {};
     const cand = f.sandwichCandidates ? f.sandwichCandidates() : {};  // pages before issue 13 have none
+    const seen = new Set();
     for (const [k, c] of Object.entries(cand)) {
-      if (!c) continue;
+      if (!c || seen.has(c.name)) continue;  // one function may be two candidates: timed once (then it is cached)
+      seen.add(c.name);
       const ms = f.openSandwich(c.name), sw = f.sandwich();
       sandwich[k] = Object.assign({ ms, callerNodes: sw.panes.callers.nodes, calleeNodes: sw.panes.callees.nodes }, c);
     }
