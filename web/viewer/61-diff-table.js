@@ -122,10 +122,12 @@ function setWidthBy(mode) {
   renderGroups();
   renderLegend();
   zoomTo(keep);
+  refreshView('data');
 }
 function setColourBy(mode) {
   S.colourBy = mode;
   pressed('colourby', mode);
   renderLegend();
   draw();
+  refreshView('colour');
 }

@@ -88,9 +88,11 @@ function renderInfo() {
 }
 
 function refreshAll(zoom) {
+  zoom = orderView(zoom);
   if (S.diff) { computeDiffTable(); renderDiffTable(); }
   else { computeTable(); renderTable(); }
   renderLegend();
   renderSummary();
   zoomTo(zoom);
+  refreshView('data');
 }
