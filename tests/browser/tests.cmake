@@ -5,8 +5,9 @@ find_program(FLAMEFOLD_NODE NAMES node nodejs)
 if(NOT FLAMEFOLD_NODE)
   set(FLAMEFOLD_NODE node)  # the test then fails saying node is missing: setup installs it
 endif()
-# browser.viewer: the normal viewer; browser.diff: its differential mode (flamefold diff).
-foreach(name viewer diff)
+# browser.viewer: the normal viewer; browser.diff: its differential mode (flamefold diff);
+# browser.timeline: the flame chart of traced inputs.
+foreach(name viewer diff timeline)
   add_test(NAME browser.${name}
     COMMAND ${FLAMEFOLD_NODE} ${CMAKE_SOURCE_DIR}/tests/browser/${name}.test.js
       --flamefold $<TARGET_FILE:flamefold>
