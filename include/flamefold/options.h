@@ -45,6 +45,9 @@ struct ReadOptions {
   // Streaming readers: the memory each of their spools (external sorts) holds before it spills
   // sorted runs to a temporary file; 0 = the default (spool.h). Tests make it tiny.
   size_t spool_bytes = 0;
+  // Traces: events kept for the HTML viewer's flame chart (Profile::chart), at most this many;
+  // 0 = no chart (what every output but HTML asks for). See timeline/chart.h.
+  uint64_t chart_events = 0;
 };
 
 struct WriteOptions {

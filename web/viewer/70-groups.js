@@ -44,6 +44,16 @@ function applyFilter() {
   renderGroups();
   refreshAll(0);
 }
+// The flame graph's weights replaced: the same tree with other self columns (the flame chart's
+// time range, 56-timeline.js), or the file's own again with null. Filters, merging and the zoom
+// (while it keeps some weight) stay; node ids do not change, since the tree does not.
+function setBaseWeights(self) {
+  const t = S.data.tree, keep = S.zoom;
+  S.base = self ? { N: t.N, depth: t.depth, frame: t.frame, self, parent: t.parent, end: t.end, maxDepth: t.maxDepth, totals: [] } : t;
+  S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
+  renderGroups();
+  refreshAll(keep < S.view.N && layTotals()[keep] > 0 ? keep : 0);
+}
 // Shared state: the hidden groups as base node ids, and the merge switch.
 shareState('hide', () => {
   const off = S.groupNodes.filter((i) => S.excluded[i]);

@@ -212,6 +212,11 @@ int main(int argc, char** argv) {
   flamegraph->add_option("-o,--output", output, "output file: .html, .svg, .folded or .speedscope.json")->required();
   add_read_options(flamegraph, r);
   add_graph_options(flamegraph, w);
+  uint64_t timeline_events = 1000000;
+  flamegraph->add_option("--timeline-events", timeline_events,
+                         "HTML of traces: events kept for the flame chart view; past it, the first ProfilerSteps "
+                         "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
+                         "others); 0 = no flame chart (default 1000000)");
 
   auto* top = app.add_subcommand("top", "the hottest frames as a table");
   top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -238,6 +243,9 @@ int main(int argc, char** argv) {
   try {
     if (collapse->parsed()) return run_collapse(inputs, r, w, output);
     if (flamegraph->parsed()) {
+      // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
+      const std::string ext = output_extension(output);
+      if (ext == "html" || ext == "htm") r.chart_events = timeline_events;
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
       write_profile(p, output, w);
