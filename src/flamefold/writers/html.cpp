@@ -35,6 +35,7 @@
 #endif
 
 #include "flamefold/web_assets.h"
+#include "html_sections.h"
 
 namespace flamefold {
 
@@ -113,6 +114,9 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   if (o.negate) j += ",\"negate\":true";  // differential hues swapped
+  // --short-names / --merge-modules: the page turns its own switches on (it keeps full names).
+  if (o.names.short_names) j += ",\"short_names\":true";
+  if (o.names.merge_modules) j += ",\"merge_modules\":true";
   j += ",\"source_format\":";
   append_clean_json_string(j, p.source_format);
   j += ",\"default_column\":" + std::to_string(default_column);
@@ -261,9 +265,10 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
 enum class PayloadSection : uint64_t {
   kTimeline = 1,  // the time-ordered flame chart's events (issue 13)
   kSources = 2,   // source lines around frames' file:line (--source-root)
+  kDeviceOps = 3,  // per-kernel count, total, min, max: the kernels table (html_sections.h)
 };
 
-[[maybe_unused]] void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
+void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
   put_varint(payload, static_cast<uint64_t>(tag));
   put_varint(payload, bytes.size());
   payload += bytes;
@@ -400,6 +405,10 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
       }
     }
   }
+  if (!p.device_ops.empty()) put_section(payload, PayloadSection::kDeviceOps, html_sections::device_ops(p, rank, used));
+  if (!o.source_roots.empty())
+    put_section(payload, PayloadSection::kSources,
+                html_sections::sources(p, default_column, rank, used, o.source_roots));
   return payload;
 }
 
