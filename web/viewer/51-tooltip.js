@@ -42,6 +42,7 @@ function showTip(hit, ev) {
       });
     }
     tip.append(table);
+    for (const h of HOOKS.tip) h(tip, i, f);
   }
   tip.hidden = false;
   const pad = 14, r = tip.getBoundingClientRect();
@@ -54,13 +55,13 @@ function showTip(hit, ev) {
 function diffTipRows(table, i) {
   const v = S.view, c = S.col, unit = unitOf(c), dc = diffColours();
   const a = totals(v, c), b = beforeTotals(v, c), sa = v.self[c][i], sb = beforeSelf(v, c)[i];
-  const d = a[i] - b[i];
-  if (dc.status[i]) row(table, 'status', dc.status[i] === NEW ? 'new: only in after' : 'gone: only in before');
-  row(table, 'before', fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of before)');
-  row(table, 'after', fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of after)');
+  const d = a[i] - b[i], [bn, an] = diffSides();
+  if (dc.status[i]) row(table, 'status', dc.status[i] === NEW ? 'new: only in ' + an : 'gone: only in ' + bn);
+  row(table, bn, fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of ' + bn + ')');
+  row(table, an, fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of ' + an + ')');
   row(table, 'delta', signed(d, unit) + (b[i] > 0 ? '  (' + fmtDeltaPct(d, b[i]) + ')' : ''));
-  row(table, 'delta % of before', fmtDeltaPct(d, b[0]));
-  row(table, 'delta % of after', fmtDeltaPct(d, a[0]));
+  row(table, 'delta % of ' + bn, fmtDeltaPct(d, b[0]));
+  row(table, 'delta % of ' + an, fmtDeltaPct(d, a[0]));
   row(table, 'self', fmtValue(sb, unit) + ' → ' + fmtValue(sa, unit) + '  (' + signed(sa - sb, unit) + ')');
   S.data.header.columns.forEach((col, k) => {
     if (k === c || col.name.startsWith(BEFORE)) return;
