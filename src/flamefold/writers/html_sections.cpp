@@ -86,6 +86,7 @@ std::string sources(const Profile& p, int column, const std::vector<uint32_t>& f
   std::map<std::pair<std::string, uint32_t>, uint32_t> snippet_of;  // (real path, line) -> snippet
   std::string snippets, frames;
   size_t bytes = 0, resolved = 0, embedded = 0, cut = 0, count = 0;
+  bool full = false;
   for (FrameId f : located) {
     auto [it, fresh] = resolved_files.try_emplace(sym[f].file);
     if (fresh) it->second = source_roots.resolve(sym.strings[sym[f].file]);
@@ -97,7 +98,7 @@ std::string sources(const Profile& p, int column, const std::vector<uint32_t>& f
     if (known != snippet_of.end()) {
       index = known->second;
     } else {
-      if (bytes >= max_bytes || count >= max_snippets) {
+      if (full || count >= max_snippets) {
         ++cut;
         continue;
       }
@@ -113,7 +114,7 @@ std::string sources(const Profile& p, int column, const std::vector<uint32_t>& f
       }
       if (bytes + text.size() > max_bytes) {
         ++cut;
-        bytes = max_bytes;  // full: later frames are cut too, in weight order
+        full = true;  // later frames are cut too: the bound keeps the heaviest, in weight order
         continue;
       }
       bytes += text.size();

@@ -17,7 +17,8 @@ std::string device_ops(const Profile& p, const std::vector<uint32_t>& frame_inde
 
 // kSources: UTF-8 JSON {"context", "max_bytes", "max_snippets", "located" (frames with a
 // file:line), "resolved" (of those, found under a root), "embedded", "cut" (resolved frames
-// left out by the bounds), "snippets": [[first_line, "line\nline..."], ...], "frames":
+// left out by the bounds), "bytes" (of source text embedded), "snippets": [[first_line,
+// "line\nline..."], ...], "frames":
 // [[frame, snippet], ...]}. Frames are taken heaviest first (their summed totals in the
 // shown column) until kMaxBytes of source text or kMaxSnippets snippets.
 inline constexpr size_t kMaxSourceBytes = size_t(4) << 20;
