@@ -50,6 +50,13 @@ struct ReadOptions {
   uint64_t chart_events = 0;
 };
 
+// Readable ML stacks (readable_names.h): what --short-names and --merge-modules ask for.
+struct NameOptions {
+  bool short_names = false;    // C++ templates and parameter lists collapsed
+  bool merge_modules = false;  // nn.Module: X_0 ... X_23 -> nn.Module: X, subtrees merged
+  bool any() const { return short_names || merge_modules; }
+};
+
 struct WriteOptions {
   std::string title;      // empty = a title from the input
   std::string subtitle;
@@ -74,6 +81,11 @@ struct WriteOptions {
   std::string bgcolors;               // --bgcolors: yellow, blue, green, grey, #rrggbb; "" = by palette
   std::string search_color = "rgb(230,0,230)";  // --search-color
   bool negate = false;                // --negate: differential hues swapped (blue = grew)
+  // Profile transforms applied before any writer; the HTML page keeps the full names and turns
+  // its own switches on instead (pipeline/write.cpp).
+  NameOptions names;
+  // HTML: folders whose source files give the lines around frames' file:line (--source-root).
+  std::vector<std::string> source_roots;
 };
 
 }  // namespace flamefold

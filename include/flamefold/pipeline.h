@@ -56,6 +56,11 @@ Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& o
 // Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);
 
+// --short-names / --merge-modules (WriteOptions::names): renames and merges the profile's frames
+// for every output but HTML, whose page keeps the full names and does the same with its
+// switches (turned on by these options).
+void apply_name_options(Profile& profile, const std::string& output_path, const WriteOptions& options);
+
 // Resolves ReadOptions::weight to a column of the profile (throws UsageError when absent).
 int choose_column(const Profile& profile, std::string_view weight);
 

@@ -211,7 +211,9 @@ async function main({ open, test }) {
     assert(mm.total === Math.min(k3.dur * 1000, origin + st.range[1] - k3.ts * 1000), 'the step-3 gemm alone, clipped: ' + mm.total);
     await api(page, () => window.flamefold.setColumn(0));
     await page.click('#viewtabs button[data-view="timeline"]');
-    await page.waitForFunction(() => location.hash.includes('range='));
+    // The fragment is noted on the next animation frame: wait for the view's key, not the range's
+    // (already there from the flame graph).
+    await page.waitForFunction(() => location.hash.includes('view=timeline') && location.hash.includes('range='));
     hash = await page.evaluate(() => location.hash);
     assert(hash.includes('view=timeline') && hash.includes('range=' + st.range[0] + '-' + st.range[1]), 'fragment ' + hash);
     await page.screenshot({ path: path.join(tmp, 'timeline-range.png') });

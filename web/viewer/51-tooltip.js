@@ -46,6 +46,7 @@ function showTip(hit, ev, g = null) {
     }
     if (g && g.tipRows) g.tipRows(table, i);
     tip.append(table);
+    for (const h of HOOKS.tip) h(tip, i, f);
   }
   tip.hidden = false;
   const pad = 14, r = tip.getBoundingClientRect();
@@ -58,14 +59,15 @@ function showTip(hit, ev, g = null) {
 function diffTipRows(table, i, v = S.view) {
   const c = S.col, unit = unitOf(c);
   const a = totals(v, c), b = beforeTotals(v, c), sa = v.self[c][i], sb = beforeSelf(v, c)[i];
-  const d = a[i] - b[i];
-  if (a[i] === 0 && b[i] > 0) row(table, 'status', 'gone: only in before');
-  else if (b[i] === 0 && a[i] > 0) row(table, 'status', 'new: only in after');
-  row(table, 'before', fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of before)');
-  row(table, 'after', fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of after)');
+  // The sides' names: before/after, or a rank against the mean of the others (57-ranks.js).
+  const d = a[i] - b[i], [bn, an] = diffSides();
+  if (a[i] === 0 && b[i] > 0) row(table, 'status', 'gone: only in ' + bn);
+  else if (b[i] === 0 && a[i] > 0) row(table, 'status', 'new: only in ' + an);
+  row(table, bn, fmtValue(b[i], unit) + '  (' + fmtPct(b[i], b[0]) + ' of ' + bn + ')');
+  row(table, an, fmtValue(a[i], unit) + '  (' + fmtPct(a[i], a[0]) + ' of ' + an + ')');
   row(table, 'delta', signed(d, unit) + (b[i] > 0 ? '  (' + fmtDeltaPct(d, b[i]) + ')' : ''));
-  row(table, 'delta % of before', fmtDeltaPct(d, b[0]));
-  row(table, 'delta % of after', fmtDeltaPct(d, a[0]));
+  row(table, 'delta % of ' + bn, fmtDeltaPct(d, b[0]));
+  row(table, 'delta % of ' + an, fmtDeltaPct(d, a[0]));
   row(table, 'self', fmtValue(sb, unit) + ' → ' + fmtValue(sa, unit) + '  (' + signed(sa - sb, unit) + ')');
   S.data.header.columns.forEach((col, k) => {
     if (k === c || col.name.startsWith(BEFORE)) return;

@@ -173,7 +173,7 @@ function sandwichDiff(tree) {
   return (tree.dcache = { col: c, by, max, status, fill: (i) => changeColour(delta[i], max) });
 }
 
-const shortName = (name) => (name.length > 40 ? name.slice(0, 39) + '…' : name);
+const clipName = (name) => (name.length > 40 ? name.slice(0, 39) + '…' : name);
 
 // ---- a pane: one of the two graphs, with its own canvas, zoom, hover and focus
 class SandwichPane {
@@ -249,7 +249,7 @@ class SandwichPane {
       dc: S.diff ? sandwichDiff(this.tree) : null, focus: this.focusNode, all,
       allBefore: S.diff ? beforeTotals(S.view, S.col)[0] : undefined,
       noSelf: this.kind === 'callers',  // the weight of a caller path ending there, not the frame's own
-      tipRows: (table, i) => row(table, '% of ' + shortName(S.data.frames.name[S.sw.frame]), fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0])),
+      tipRows: (table, i) => row(table, '% of ' + clipName(S.data.frames.name[S.sw.frame]), fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0])),
       statusNote: (i) => ' · ' + fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0]) + ' of ' + clip(S.data.frames.name[S.sw.frame]) };
   }
   setTree(tree, zoom) {

@@ -45,7 +45,7 @@ function renderTable() {
     const td = tr.insertCell(); td.className = 'name';
     const nm = document.createElement('span'); nm.textContent = clip(name[f]); td.append(nm);
     if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
-    td.title = clip(name[f]);
+    td.title = clip(fullName(f));
     const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
     const num = (v) => v === 0 ? '0' : fmtValue(v, unit, true);
     cell(num(selfBy[f]), 'num self');

@@ -39,6 +39,7 @@ function renderGroups() {
 function applyFilter() {
   const t0 = performance.now();
   S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
+  S.view = readableTree(S.view);  // module instances merged when asked (59-ml-names.js)
   api.timings.lastFilter = performance.now() - t0;
   noteState();
   renderGroups();

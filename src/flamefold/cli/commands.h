@@ -13,7 +13,11 @@ void print_info(const flamefold::Profile& profile);
 
 // The options every reading command takes, and those of the graph writers (cli/main.cpp).
 void add_read_options(CLI::App* app, flamefold::ReadOptions& r);
-void add_graph_options(CLI::App* app, flamefold::WriteOptions& w);
+void add_graph_options(CLI::App* app, flamefold::WriteOptions& w);  // includes the name options
+// --source-root: throws UsageError when a folder is missing; notes that only HTML uses them.
+void check_source_roots(const flamefold::WriteOptions& w, const std::string& output);
+// --short-names and --merge-modules (readable ML stacks): every command that writes a profile.
+void add_name_options(CLI::App* app, flamefold::WriteOptions& w);
 
 // diff: two runs compared (cli/diff.cpp). Exit status 3 when --fail-above finds a regression.
 CLI::App* register_diff_command(CLI::App& app, std::vector<std::string>& inputs, std::string& output,

@@ -13,6 +13,8 @@
 #include "flamefold/errors.h"
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
+#include "flamefold/source_lines.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/kernel_summary.h"
 #include "flamefold/writers/top.h"
@@ -139,7 +141,23 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
       "traces: only START:END from the first event, in ms or with a unit (ns, us, ms, s); either side may be empty");
 }
 
+void add_name_options(CLI::App* app, WriteOptions& w) {
+  app->add_flag("--short-names", w.names.short_names,
+                "C++ names shortened: return types, parameter lists and template arguments dropped "
+                "(at::native::elementwise_kernel<...>); in HTML the page's switch, full names in its tooltip");
+  app->add_flag("--merge-modules", w.names.merge_modules,
+                "module instances merged: nn.Module: Layer_0 ... Layer_23 become one nn.Module: Layer frame, "
+                "their subtrees merged; in HTML the page's switch");
+}
+
 void add_graph_options(CLI::App* app, WriteOptions& w) {
+  add_name_options(app, w);
+  app->add_option("--source-root", w.source_roots,
+                  "HTML: embed the source lines around frames' file:line from files under this folder "
+                  "(repeatable; up to 4 MB of source, heaviest frames first)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--title", w.title, "title of the graph");
   app->add_option("--subtitle", w.subtitle, "second title line");
   app->add_option("--width", w.width, "SVG width in pixels (default 1200)");
@@ -175,9 +193,23 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
 
 namespace {
 
+}  // namespace
+
+// --source-root: the folders must exist (said before a long read), and only HTML uses them.
+void check_source_roots(const WriteOptions& w, const std::string& output) {
+  if (w.source_roots.empty()) return;
+  SourceRoots roots(w.source_roots);
+  std::string ext = output_extension(output);
+  if (ext != "html" && ext != "htm")
+    std::fprintf(stderr, "flamefold: note: --source-root only adds to HTML output (%s is not)\n", output.c_str());
+}
+
+namespace {
+
 int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOptions& w, const std::string& out) {
   Profile p = read_profile(inputs, r);
   w.column = choose_column(p, r.weight);
+  make_names_readable(p, w.names);
   OutputFile file(out);
   write_folded(p, w.column, file, w);
   file.commit();
@@ -206,6 +238,7 @@ int main(int argc, char** argv) {
   collapse->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
   collapse->add_option("-o,--output", output, "output file (default: stdout)")->default_val("-");
   add_read_options(collapse, r);
+  add_name_options(collapse, w);
 
   auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg");
   flamegraph->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -225,6 +258,7 @@ int main(int argc, char** argv) {
   top->add_option("-n,--limit", w.limit, "rows to print (0 = all; default 30)");
   top->add_flag("--json", w.json, "JSON output for scripts");
   add_read_options(top, r);
+  add_name_options(top, w);
 
   auto* info = app.add_subcommand("info", "detected format, samples, threads, stacks");
   info->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -246,15 +280,17 @@ int main(int argc, char** argv) {
       // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
       const std::string ext = output_extension(output);
       if (ext == "html" || ext == "htm") r.chart_events = timeline_events;
+      check_source_roots(w, output);
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
+      apply_name_options(p, output, w);
       write_profile(p, output, w);
       report_counters(p);
       if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
       return 0;
     }
     if (top->parsed() && is_pstats_sort_key(w.sort) && !w.json) {  // the `python -m pstats` table
-      CallStats st = read_call_stats(inputs, r);
+      CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime are sample weights, ncalls counts call paths\n");
       OutputFile file(output);
@@ -265,6 +301,7 @@ int main(int argc, char** argv) {
     if (top->parsed()) {
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
+      make_names_readable(p, w.names);
       OutputFile file(output);
       write_top(p, w.column, file, w);
       const std::string& shown = p.columns[w.column].name;

@@ -36,6 +36,8 @@ int run_merge_command(std::vector<std::string>& inputs, std::string& output, Rea
                    static_cast<unsigned long long>(c.count));
   });
   w.column = p.default_column;
+  check_source_roots(w, output);
+  apply_name_options(p, output, w);
   write_profile(p, output, w);
   if (output != "-")
     std::fprintf(stderr, "flamefold: merged %zu inputs into %s (%zu call paths)\n", inputs.size(), output.c_str(),

@@ -52,6 +52,7 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
   convert_cmd->add_option("--weight", r.weight, "pprof output (-o x.pb.gz): the default sample type (default: the input's)");
+  add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
   callgraph_cmd = app.add_subcommand("callgraph", "draw a call graph: -o x.dot, x.svg or x.png (Graphviz)");
@@ -61,6 +62,7 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   callgraph_cmd->add_option("--node-thres", callgraph_opts.node_thres, "drop functions under this % of the total (default 0.5)");
   callgraph_cmd->add_option("--edge-thres", callgraph_opts.edge_thres, "drop calls under this % of the total (default 0.1)");
   callgraph_cmd->add_option("--weight", r.weight, "which time column of a trace: cpu (default), gpu, ...");
+  add_name_options(callgraph_cmd, w);
 
   // ---- merge-gpu: CPU launch stacks + CUPTI kernels -> folded -----------------------------
   merge_gpu_cmd = app.add_subcommand("merge-gpu", "merge CPU stacks at kernel launches with CUPTI kernels (folded)");
@@ -83,6 +85,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
     if (is_speedscope_path(output)) {
       Profile p = read_profile(inputs, r);
+      apply_name_options(p, output, w);
       OutputFile file(output);
       SpeedscopeStats st = write_speedscope(p, file, w);
       file.commit();
@@ -95,6 +98,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     if (is_pprof_path(output)) {
       Profile p = read_profile(inputs, r);
       const int column = choose_column(p, r.weight);
+      apply_name_options(p, output, w);
       OutputFile file(output);
       PprofStats st = write_pprof(p, column, file, is_gzipped_pprof_path(output));
       file.commit();
@@ -109,7 +113,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
     if (output_extension(output) == "prof" || output_extension(output) == "pstats") {
-      CallStats st = read_call_stats(inputs, r);
+      CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime in %s are sample weights%s, "
                              "ncalls counts call paths\n", output.c_str(), st.time_unit == "s" ? "" : " (not seconds)");
@@ -122,6 +126,9 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     }
     // Chrome trace JSON from an nsys or Ascend database.
     if (output_extension(output) == "json") {
+      if (w.names.any())
+        throw UsageError("--short-names and --merge-modules rename the frames of profiles (.prof, flame graphs, "
+                         "tables); convert -o x.json writes the trace's events as recorded");
       if (inputs.size() != 1) throw UsageError("convert -o x.json takes one input database");
       Format f = r.format.empty() ? Format::Unknown : parse_format(r.format);
       if (f == Format::Unknown) {
@@ -172,7 +179,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     std::string ext = output_extension(output);
     bool known = ext == "dot" || ext == "gv" || ext == "svg" || ext == "png" || ext == "pdf";
     if (!known) throw UsageError("callgraph writes .dot, .svg, .png or .pdf (got '" + output + "')");
-    CallStats st = read_call_stats(inputs, r);
+    CallStats st = read_call_stats(inputs, r, w.names);
     std::string dot = callgraph_dot(st, callgraph_opts);
     if (ext == "dot" || ext == "gv") {
       OutputFile file(output);

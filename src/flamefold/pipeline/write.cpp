@@ -2,6 +2,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/html.h"
 #include "flamefold/writers/speedscope.h"
@@ -23,6 +24,13 @@ int choose_column(const Profile& p, std::string_view weight) {
   std::string have;
   for (const WeightColumn& col : p.columns) have += (have.empty() ? "" : ", ") + col.name;
   throw UsageError("this profile has no '" + std::string(weight) + "' weight (it has: " + have + ")");
+}
+
+void apply_name_options(Profile& p, const std::string& path, const WriteOptions& o) {
+  if (!o.names.any()) return;
+  std::string ext = output_extension(path);
+  if (ext == "html" || ext == "htm") return;
+  make_names_readable(p, o.names);
 }
 
 void write_profile(const Profile& p, const std::string& path, const WriteOptions& o) {

@@ -52,6 +52,7 @@
 
 #include "flamefold/compress.h"
 #include "flamefold/web_assets.h"
+#include "html_sections.h"
 
 namespace flamefold {
 
@@ -130,6 +131,9 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   if (o.negate) j += ",\"negate\":true";  // differential hues swapped
+  // --short-names / --merge-modules: the page turns its own switches on (it keeps full names).
+  if (o.names.short_names) j += ",\"short_names\":true";
+  if (o.names.merge_modules) j += ",\"merge_modules\":true";
   j += ",\"source_format\":";
   append_clean_json_string(j, p.source_format);
   j += ",\"default_column\":" + std::to_string(default_column);
@@ -278,6 +282,7 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
 enum class PayloadSection : uint64_t {
   kTimeline = 1,  // the time-ordered flame chart's events (issue 13)
   kSources = 2,   // source lines around frames' file:line (--source-root)
+  kDeviceOps = 3,  // per-kernel count, total, min, max: the kernels table (html_sections.h)
 };
 
 void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
@@ -513,6 +518,10 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
     for (size_t k = 0; k < dfs.size(); ++k) position[dfs[k]] = static_cast<uint32_t>(k);
     put_section(payload, PayloadSection::kTimeline, timeline_section(*p.chart, position));
   }
+  if (!p.device_ops.empty()) put_section(payload, PayloadSection::kDeviceOps, html_sections::device_ops(p, rank, used));
+  if (!o.source_roots.empty())
+    put_section(payload, PayloadSection::kSources,
+                html_sections::sources(p, default_column, rank, used, o.source_roots));
   return payload;
 }
 

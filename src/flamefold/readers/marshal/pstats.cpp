@@ -10,6 +10,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
 
 namespace flamefold {
 
@@ -468,13 +469,14 @@ Profile read_pstats(Input& input, const ReadOptions&) {
   return p;
 }
 
-CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& o) {
-  if (paths.size() == 1) {
+CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& o, const NameOptions& names) {
+  if (paths.size() == 1 && !names.any()) {
     Input input = Input::open(paths[0]);
     Format f = o.format.empty() ? sniff_format(input.head(), paths[0]) : parse_format(o.format);
     if (f == Format::Pstats) return read_pstats_stats(input);
   }
   Profile p = read_profile(paths, o);
+  make_names_readable(p, names);
   int column;
   if (o.weight.empty() && p.column("cpu") >= 0)
     column = p.column("cpu");
