@@ -103,6 +103,14 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_flag("--addrs", r.perf.addrs, "perf: keep raw addresses of unknown symbols");
   app->add_flag("--inline", r.perf.inline_, "perf: accepted for stackcollapse-perf.pl compatibility");
   app->add_option("--event-filter", r.perf.event_filter, "perf: only samples of this event (default: the first event seen)");
+  // The other collapsers' switches, under their names (docs/formats.md).
+  app->add_flag("--includeoffset", r.collapse.include_offset, "dtrace: keep function offsets (but the leaf's)");
+  app->add_flag("--no-modules", r.collapse.no_modules, "sample, vtune: function names without their module");
+  app->add_flag_callback("--ticks", [&r] { r.collapse.ghc_source = "ticks"; }, "ghcprof: weigh cost centres by their ticks column");
+  app->add_flag_callback("--bytes", [&r] { r.collapse.ghc_source = "bytes"; }, "ghcprof: weigh cost centres by their bytes column");
+  app->add_flag("--include-tid", r.collapse.include_tid, "jstack: keep the thread number in thread names");
+  app->add_flag("--no-include-tname", r.collapse.no_thread_name, "jstack: no thread-name frame at the root");
+  app->add_flag("--shorten-pkgs", r.collapse.shorten_pkgs, "jstack: shorten package names (com.example.Foo.bar -> c.e.Foo.bar)");
   app->add_option("--stacks", r.stacks,
                   "how to build stacks when the input offers several: nsys nvtx (default) or backtrace "
                   "(CUDA_CALLCHAINS); Ascend ops (default) or callchain (adds PYTORCH_CALLCHAINS Python frames)");
