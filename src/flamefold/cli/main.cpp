@@ -20,6 +20,7 @@
 #include "flamefold/writers/top.h"
 #include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats_table.h"
+#include "flamefold/writers/speedscope.h"
 #include "cli/commands.h"
 
 using namespace flamefold;
@@ -255,7 +256,7 @@ int main(int argc, char** argv) {
   add_graph_options(flamegraph, w);
   uint64_t timeline_events = 1000000;
   flamegraph->add_option("--timeline-events", timeline_events,
-                         "HTML of traces: events kept for the flame chart view; past it, the first ProfilerSteps "
+                         "HTML (and speedscope) of traces: events kept for the flame chart view (speedscope's time order); past it, the first ProfilerSteps "
                          "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
                          "others); 0 = no flame chart (default 1000000)");
 
@@ -287,7 +288,7 @@ int main(int argc, char** argv) {
     if (flamegraph->parsed()) {
       // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
       const std::string ext = output_extension(output);
-      if (ext == "html" || ext == "htm") r.chart_events = timeline_events;
+      if (ext == "html" || ext == "htm" || is_speedscope_path(output)) r.chart_events = timeline_events;
       check_source_roots(w, output);
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
