@@ -121,6 +121,9 @@ class Reader {
     make_locations();
     read_samples();
     make_facts();
+    // Checked last, so that a damaged table is named first. go tool pprof refuses these too
+    // ("empty input file"): nothing says what a value would be.
+    if (sample_types_.empty()) top_.fail(0, "no sample types: an empty pprof profile");
   }
 
  private:
@@ -171,8 +174,6 @@ class Reader {
 
   // ---- columns: one per sample type ----
   void make_columns() {
-    // go tool pprof refuses these too ("empty input file"): nothing says what a value would be.
-    if (sample_types_.empty()) top_.fail(0, "no sample types: an empty pprof profile");
     for (const Field& st : sample_types_) {
       Cursor c = top_.sub(st);
       int64_t type = 0, unit = 0;
