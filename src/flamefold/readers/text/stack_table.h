@@ -29,8 +29,9 @@ class StackTable {
     while (true) {
       Slot& s = slots_[i];
       if (s.len_plus_one == 0) break;
+      // n == 0: the empty stack, whose pointers may be null (memcmp must not see them).
       if (s.hash == h && s.len_plus_one == n + 1 &&
-          std::memcmp(arena_.data() + s.begin, frames, n * sizeof(FrameId)) == 0) {
+          (n == 0 || std::memcmp(arena_.data() + s.begin, frames, n * sizeof(FrameId)) == 0)) {
         s.weight += weight;
         return;
       }
