@@ -8,10 +8,11 @@
 #      on the 1 GB trace's page (bench/viewer_ml_bench.js);
 #   3. HTML size and write time with --source-root: a cProfile run over CPython's standard
 #      library, and a 1M-node profile whose ~10k Python frames hold more source than the bound.
-# Usage: BUILD=build RUNS=3 bench/viewer_ml.sh. Inputs go to /tmp/ffbench.
+# Usage: BUILD=build RUNS=3 bench/viewer_ml.sh (BENCH_BUILD=build-bench: where names_bench is built). Inputs go to /tmp/ffbench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+BENCH_BUILD=${BENCH_BUILD:-build-bench}
 FF=$BUILD/flamefold
 RUNS=${RUNS:-3}
 SHARED=${SHARED:-../shared}
@@ -34,9 +35,10 @@ echo "|---|---|---|---|"
 for opts in "" "--short-names" "--merge-modules" "--short-names --merge-modules"; do
   for i in $(seq "$RUNS"); do timed "$FF collapse $K --weight gpu $opts > $D/vml.folded"; done | median "collapse --weight gpu ${opts:-(plain)}"
 done
-LIBS="$(pkg-config --libs libzstd libdeflate 2>/dev/null || pkg-config --libs libzstd)"
-g++ -std=c++20 -O2 -Iinclude bench/names_bench.cpp "$BUILD/libflamefold.a" -lsimdjson -lfmt -lz -lsqlite3 $LIBS -lpthread -o "$D/names_bench"
-"$D/names_bench" "$K" "$RUNS"
+# names_bench is built with the project (-DFLAMEFOLD_BENCH=ON), linked as flamefold is.
+cmake -S . -B "$BENCH_BUILD" -DCMAKE_BUILD_TYPE=Release -DFLAMEFOLD_BENCH=ON >/dev/null
+cmake --build "$BENCH_BUILD" -j 2 --target names_bench >/dev/null
+"$BENCH_BUILD/bench/names_bench" "$K" "$RUNS"
 
 echo "== 2. the page (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 mkdir -p "$D/ranks64" "$D/ranks64f"
