@@ -38,6 +38,11 @@ test-sanitize:
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target flamefold_tests
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
+# The CLI over every file of ../shared/data and the generated seeds under a 512 MB address-space
+# limit, and into full, read-only and vanishing output directories (tmpfs mounts: run as root).
+soak: build
+	@tests/soak/soak.sh $(BUILD)
+
 # Coverage-guided fuzzing of every reader (clang + libFuzzer + ASan/UBSan), FUZZ_SECONDS each.
 fuzz:
 	@fuzz/run.sh
