@@ -7,9 +7,13 @@ cd "$(dirname "$0")/.."
 build_pkgs=(g++ cmake make pkg-config
   libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev)
 test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3)
+# The Python package (python/, `make python`) and its tests: Debian's interpreter and libraries only.
+python_pkgs=(python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel pybind11-dev
+  python3-pytest python3-numpy python3-pandas python3-torch python3-dask python3-distributed)
 
 want=("${build_pkgs[@]}")
-if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi
+if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}" "${python_pkgs[@]}"); fi
+if [[ "${1:-}" == "--python" ]]; then want+=("${python_pkgs[@]}"); fi
 
 missing=()
 for p in "${want[@]}"; do

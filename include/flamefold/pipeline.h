@@ -28,6 +28,9 @@ Format sniff_format(std::string_view head, std::string_view path);
 
 // Reads one or more inputs into one profile. Several inputs (ranks) get a top-level frame each.
 Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& options);
+// Reads one input already open (a file, or bytes in memory: Input::from_memory). The database
+// formats (nsys, Ascend) are read from files only.
+Profile read_profile(Input& input, const ReadOptions& options);
 
 // Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);

@@ -21,7 +21,23 @@ std::string base_name(const std::string& path) {
 
 Profile read_one(const std::string& path, const ReadOptions& o) {
   Input input = Input::open(path);
-  Format f = o.format.empty() ? sniff_format(input.head(), path) : parse_format(o.format);
+  return read_profile(input, o);
+}
+
+bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
+  if (!o.format.empty()) return parse_format(o.format) == Format::Kineto;
+  for (const std::string& path : paths) {
+    if (path == "-") return false;
+    Input input = Input::open(path);
+    if (sniff_format(input.head(), path) != Format::Kineto) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Profile read_profile(Input& input, const ReadOptions& o) {
+  Format f = o.format.empty() ? sniff_format(input.head(), input.path()) : parse_format(o.format);
   switch (f) {
     case Format::Folded: return read_folded(input, o);
     case Format::PerfScript: return read_perf_script(input, o);
@@ -37,18 +53,6 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
                    "SQLite DB or a pstats file (use --format to say which)");
 }
 
-bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
-  if (!o.format.empty()) return parse_format(o.format) == Format::Kineto;
-  for (const std::string& path : paths) {
-    if (path == "-") return false;
-    Input input = Input::open(path);
-    if (sniff_format(input.head(), path) != Format::Kineto) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o) {
   if (paths.empty()) throw UsageError("no input file (use - for standard input)");
   if (paths.size() == 1) return read_one(paths[0], o);
@@ -56,14 +60,10 @@ Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o
   if (all_kineto(paths, o)) return read_kineto_files(paths, o);
   // Several inputs: each becomes a top-level "rank" frame named after its file.
   Profile merged;
-  CategoryId rank_cat = merged.symbols.category(category::kRank);
   for (const std::string& path : paths) {
     Profile one = read_one(path, o);
-    if (merged.source_format.empty()) merged.source_format = one.source_format;
-    if (merged.columns.empty()) merged.default_column = one.default_column;
-    NodeId at = merged.child(0, merged.symbols.frame(base_name(path), {}, 0, rank_cat));
-    graft(merged, at, one);
-    merged.inputs.push_back(path);
+    one.inputs = {path};
+    add_part(merged, one, base_name(path));
   }
   return merged;
 }
