@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Opens a flamefold HTML file in headless Debian chromium (tests/browser/browser.js) and
 // reports, as JSON, the page's own performance.now() figures: first paint (from navigation
-// start), decode, and the time of zooms and searches done through the viewer's code paths.
+// start), decode, the time of zooms and searches done through the viewer's code paths, the
+// sandwich view of three functions (the heaviest, the one with the most nodes, the leaf with
+// the most nodes: trees, tables and both graphs drawn) and the left-heavy order switch.
 //   node bench/html_bench.js FILE.html [runs=3]
 'use strict';
 const path = require('path');
@@ -43,8 +45,22 @@ async function once(file) {
       }
     }
     const hit = f.hitTest(600, f.state().height - 9);
+    const lastDraw = t.lastDraw, drawn = f.lastDrawStats;
+    // The sandwich of each candidate, each built fresh (a function shown before is cached).
+    const sandwich = {};
+    const cand = f.sandwichCandidates ? f.sandwichCandidates() : {};  // pages before issue 13 have none
+    const seen = new Set();
+    for (const [k, c] of Object.entries(cand)) {
+      if (!c || seen.has(c.name)) continue;  // one function may be two candidates: timed once (then it is cached)
+      seen.add(c.name);
+      const ms = f.openSandwich(c.name), sw = f.sandwich();
+      sandwich[k] = Object.assign({ ms, callerNodes: sw.panes.callers.nodes, calleeNodes: sw.panes.callees.nodes }, c);
+    }
+    // Left heavy on (the sandwich view is on: both its graphs and the main one reorder) and off.
+    const order = [];
+    if (document.getElementById('order')) for (const v of ['heavy', 'name']) { document.querySelector('#order button[data-value="' + v + '"]').click(); order.push(t.lastOrder); }
     return { nodes: st.nodes, firstPaint: t.firstPaint, decode: t.decode, startToPaint: t.startToPaint,
-      zooms, searches, switches, lastDraw: t.lastDraw, drawn: f.lastDrawStats, hit: !!hit };
+      zooms, searches, switches, lastDraw, drawn, hit: !!hit, sandwich, order };
   });
   await browser.close();
   if (browser.problems.console.length || browser.problems.pageErrors.length || browser.problems.requests.length)
@@ -66,6 +82,9 @@ async function once(file) {
     zoom_ms_median: med(all.flatMap((r) => r.zooms)),
     search_ms_median: med(all.flatMap((r) => r.searches)),
     ...(all[0].switches.length ? { diff_switch_ms_max: med(all.map((r) => Math.max(...r.switches))) } : {}),
+    sandwich_ms: Object.fromEntries(Object.entries(all[0].sandwich).map(([k, c]) => [k,
+      { name: c.name, nodes: c.nodes, callerNodes: c.callerNodes, calleeNodes: c.calleeNodes, median: med(all.map((r) => r.sandwich[k].ms)) }])),
+    ...(all[0].order.length ? { order_heavy_ms: med(all.map((r) => r.order[0])), order_name_ms: med(all.map((r) => r.order[1])) } : {}),
     each: all,
   };
   console.log(JSON.stringify(out, null, 1));

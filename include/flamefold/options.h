@@ -45,6 +45,16 @@ struct ReadOptions {
   // Streaming readers: the memory each of their spools (external sorts) holds before it spills
   // sorted runs to a temporary file; 0 = the default (spool.h). Tests make it tiny.
   size_t spool_bytes = 0;
+  // Traces: events kept for the HTML viewer's flame chart (Profile::chart), at most this many;
+  // 0 = no chart (what every output but HTML asks for). See timeline/chart.h.
+  uint64_t chart_events = 0;
+};
+
+// Readable ML stacks (readable_names.h): what --short-names and --merge-modules ask for.
+struct NameOptions {
+  bool short_names = false;    // C++ templates and parameter lists collapsed
+  bool merge_modules = false;  // nn.Module: X_0 ... X_23 -> nn.Module: X, subtrees merged
+  bool any() const { return short_names || merge_modules; }
 };
 
 struct WriteOptions {
@@ -71,6 +81,11 @@ struct WriteOptions {
   std::string bgcolors;               // --bgcolors: yellow, blue, green, grey, #rrggbb; "" = by palette
   std::string search_color = "rgb(230,0,230)";  // --search-color
   bool negate = false;                // --negate: differential hues swapped (blue = grew)
+  // Profile transforms applied before any writer; the HTML page keeps the full names and turns
+  // its own switches on instead (pipeline/write.cpp).
+  NameOptions names;
+  // HTML: folders whose source files give the lines around frames' file:line (--source-root).
+  std::vector<std::string> source_roots;
 };
 
 // "--window 100:250" (ms), "1.5s:2s", ":300ms", "20us:" -> the window fields of `r` (ns from the

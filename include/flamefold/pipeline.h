@@ -1,6 +1,7 @@
 // From file names to a Profile, and from a Profile to output files: sniffing the format,
 // choosing the reader, merging several inputs, choosing the writer by extension.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,21 @@ enum class Format {
   Nsys,        // Nsight Systems SQLite export
   Ascend,      // Ascend PyTorch profiler / msprof SQLite DB
   Pstats,      // cProfile / profile marshal dump
+  Speedscope,  // speedscope's JSON file format (sampled and evented profiles)
+  Cpuprofile,  // Chrome DevTools / Node .cpuprofile; a DevTools trace's Profile/ProfileChunk samples
+  Gecko,       // Firefox Profiler: Gecko's own profile or the processed format
+  // Stack formats FlameGraph and inferno collapse (readers/text/collapse.h).
+  Dtrace,      // DTrace ustack()/stack() aggregations
+  Sample,      // macOS `sample` call graphs
+  Xctrace,     // Instruments `xctrace export` XML
+  Vtune,       // Intel VTune CSV call stacks
+  Vsprof,      // Visual Studio profiler CSV call trees
+  Ghcprof,     // GHC .prof cost-centre trees
+  Bpftrace,    // bpftrace @[ustack] maps
+  GoPprofText, // go tool pprof -raw / -traces
+  Jstack,      // Java thread dumps
+  Stap,        // SystemTap print_stack() aggregations
+  Pprof,       // pprof profile.proto (gzipped or plain)
 };
 
 std::string_view format_name(Format f);
@@ -32,8 +48,25 @@ Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o
 // formats (nsys, Ascend) are read from files only.
 Profile read_profile(Input& input, const ReadOptions& options);
 
+// `flamefold merge`: each input read on its own (any format) and merged (merge.h: Merger),
+// with a level per input by `label_by`: "file" (its base name), "rank" ("rank N": the rank the
+// input records, else the number after "rank" in its name, else its last number) or "none".
+// Inputs whose top levels are all ranks already (merged profiles) keep them and get none.
+// `on_read(path, profile)` sees each input once read (to report its warnings).
+Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& options, std::string_view label_by,
+                     const std::function<void(const std::string&, const Profile&)>& on_read = {});
+
+// The level merge_inputs puts one input under (the text of its rank frame), by `label_by`;
+// "" when it gets none. Bindings that merge profiles already read use it to label them alike.
+std::string merge_label(const Profile& one, const std::string& path, std::string_view label_by);
+
 // Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);
+
+// --short-names / --merge-modules (WriteOptions::names): renames and merges the profile's frames
+// for every output but HTML, whose page keeps the full names and does the same with its
+// switches (turned on by these options).
+void apply_name_options(Profile& profile, const std::string& output_path, const WriteOptions& options);
 
 // Resolves ReadOptions::weight to a column of the profile (throws UsageError when absent).
 int choose_column(const Profile& profile, std::string_view weight);

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -31,10 +32,11 @@ inline constexpr std::string_view kNone = "";
 inline constexpr std::string_view kProcess = "process";
 inline constexpr std::string_view kThread = "thread";
 inline constexpr std::string_view kRank = "rank";
+inline constexpr std::string_view kLabel = "label";  // a pprof sample label other than those: "key=value"
 inline constexpr std::string_view kKernel = "kernel";
 inline constexpr std::string_view kMemcpy = "memcpy";
 inline constexpr std::string_view kMemset = "memset";
-bool is_group(std::string_view category);  // process, thread, rank, device
+bool is_group(std::string_view category);  // process, thread, rank, device, label
 }  // namespace category
 
 struct Frame {
@@ -190,6 +192,8 @@ void Symbols::frames(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefet
   in_two_stages((n + kBlock - 1) / kBlock, kRing, n >= 16 * kBlock, strings_stage, frames_stage);
 }
 
+struct TimelineChart;  // timeline/chart.h
+
 struct WeightColumn {
   std::string name;  // "samples", "cpu", "gpu", "npu", "kernels", "calls", ...
   std::string unit;  // "samples", "ns", "count"
@@ -223,6 +227,9 @@ class Profile {
   std::vector<std::pair<std::string, std::string>> facts;  // ("events", "1234") ...
   std::vector<Counter> counters;
   std::vector<DeviceOpStats> device_ops;  // traced formats: per kernel/memcpy/memset name (device_ops.h)
+  // Traced formats, when ReadOptions::chart_events asked for it: the events in time order, for
+  // the HTML viewer's flame chart (timeline/chart.h); other writers ignore it.
+  std::shared_ptr<const TimelineChart> chart;
 
   size_t node_count() const { return parent.size(); }
   // Finds or creates. Most parents have a few children: their sibling list is scanned. A parent

@@ -80,7 +80,7 @@ def _read_options(**given: Any) -> Dict[str, Any]:
             value = _window_text(value)
         elif key == "steps":
             value = str(value)
-        elif key in ("threads_to_use", "max_input_bytes"):
+        elif key in ("threads_to_use", "max_input_bytes", "timeline_events"):
             value = int(value)
         out[key] = value
     return out
@@ -132,6 +132,7 @@ def load(source: Source, *,
          pid: bool = False, tid: bool = False, kernel: bool = False, jit: bool = False,
          all: bool = False, addrs: bool = False,
          event_filter: Optional[str] = None,
+         timeline_events: int = 0,
          progress: bool = False) -> "Profile":
     """Reads a profile: any input ``flamefold`` reads, recognised from its content.
 
@@ -159,6 +160,8 @@ def load(source: Source, *,
     pid, tid, kernel, jit, all, addrs
                      perf script: stackcollapse-perf.pl's switches of the same names
     event_filter     perf script: only samples of this event (default: the first seen)
+    timeline_events  traces: events kept for the HTML viewer's flame chart view (the CLI's
+                     --timeline-events; default 0 here: no chart, the profile stays small)
     progress         a progress line on stderr while reading, when stderr is a terminal
 
     Bad input raises ``flamefold.InputError`` with the CLI's one-line message; options the input
@@ -168,7 +171,7 @@ def load(source: Source, *,
                             group_by=group_by, categories=categories, stacks=stacks, category_rule=category_rule,
                             max_input_bytes=max_input_bytes, threads_to_use=threads_to_use, pid=pid, tid=tid,
                             kernel=kernel, jit=jit, all=all, addrs=addrs, event_filter=event_filter,
-                            progress=progress)
+                            timeline_events=timeline_events or None, progress=progress)
     native, origin = _load_native(source, options)
     _warn_counters(native)
     return Profile(native, origin)
@@ -309,10 +312,12 @@ class Profile:
               height: Optional[int] = None, fonttype: Optional[str] = None, fontsize: Optional[float] = None,
               fontwidth: Optional[float] = None, nametype: Optional[str] = None, notes: Optional[str] = None,
               bgcolors: Optional[str] = None, search_color: Optional[str] = None,
-              negate: bool = False) -> str:
+              negate: bool = False, short_names: bool = False, merge_modules: bool = False,
+              source_roots: Union[None, str, Sequence[str]] = None) -> str:
         """Writes the profile, the kind chosen by the extension as the CLI's ``-o``: ``.html``
         (the interactive viewer), ``.svg``, ``.folded`` (also ``.collapsed``, ``.txt``),
-        ``.prof``/``.pstats`` (cProfile statistics derived from the tree, for snakeviz). The
+        ``.prof``/``.pstats`` (cProfile statistics derived from the tree, for snakeviz),
+        ``.pb.gz``/``.pb`` (pprof), ``.speedscope.json``. The
         file appears whole or not at all (written aside, renamed into place); the GIL is released
         meanwhile. Returns the path.
 
@@ -320,12 +325,16 @@ class Profile:
         HTML carries them all), title, subtitle, width, minwidth (pixels or "0.5%"), colors (SVG
         palette: hot, mem, io, java, js, perl, red, green, blue, aqua, yellow, purple, orange),
         inverted, reverse, countname, height, fonttype, fontsize, fontwidth, nametype, notes,
-        bgcolors, search_color, negate (differential hues swapped)."""
+        bgcolors, search_color, negate (differential hues swapped), short_names and
+        merge_modules (readable ML stacks: ``--short-names``, ``--merge-modules``; the HTML page
+        gets its switches turned on instead), source_roots (HTML: folders whose files give the
+        source lines around frames, ``--source-root``)."""
         options = dict(weight=weight, title=title, subtitle=subtitle, width=width, minwidth=minwidth,
                        colors=colors, inverted=inverted or None, reverse=reverse or None, countname=countname,
                        height=height, fonttype=fonttype, fontsize=fontsize, fontwidth=fontwidth,
                        nametype=nametype, notes=notes, bgcolors=bgcolors, search_color=search_color,
-                       negate=negate or None)
+                       negate=negate or None, short_names=short_names or None,
+                       merge_modules=merge_modules or None, source_roots=_listed(source_roots))
         path = os.fspath(path)
         self._native.write(path, {k: v for k, v in options.items() if v is not None})
         return path
@@ -396,14 +405,17 @@ def _unpickle(data: bytes) -> Profile:
 
 _WRITE_KEYS = ("weight", "title", "subtitle", "width", "minwidth", "colors", "inverted", "reverse", "countname",
                "height", "fonttype", "fontsize", "fontwidth", "nametype", "notes", "bgcolors", "search_color",
-               "negate")
+               "negate", "short_names", "merge_modules", "source_roots")
 
 
 def _write_options(options: Dict[str, Any]) -> Dict[str, Any]:
     unknown = sorted(set(options) - set(_WRITE_KEYS))
     if unknown:
         raise TypeError("unknown write option(s): %s (known: %s)" % (", ".join(unknown), ", ".join(_WRITE_KEYS)))
-    return {k: v for k, v in options.items() if v is not None and v is not False}
+    out = {k: v for k, v in options.items() if v is not None and v is not False}
+    if "source_roots" in out:
+        out["source_roots"] = _listed(out["source_roots"])
+    return out
 
 
 def _replay(origin: Any, extra: Dict[str, Any]) -> Tuple["_native.Profile", Any]:
@@ -415,9 +427,11 @@ def _replay(origin: Any, extra: Dict[str, Any]) -> Tuple["_native.Profile", Any]
             return _read_bytes(source, "<bytes>", options), ("load", source, options)
         return _native.read(source, options), ("load", source, options)
     if kind == "merge":
-        parts = [_replay(o, extra) for o in origin[1]]
-        labels = _labels([p for p, _ in parts])
-        return _native.merge([p for p, _ in parts], labels), ("merge", [o for _, o in parts])
+        _, origins, label_by, weight = origin
+        parts = [_replay(o, extra) for o in origins]
+        natives = [p for p, _ in parts]
+        return (_native.merge(natives, _sources(natives), label_by, weight or ""),
+                ("merge", [o for _, o in parts], label_by, weight))
     if kind == "diff":
         _, before, after, normalize, strip_hex = origin
         b, bo = _replay(before, extra)
@@ -428,48 +442,35 @@ def _replay(origin: Any, extra: Dict[str, Any]) -> Tuple["_native.Profile", Any]
 
 # ---------------------------------------------------------------------------- merge and diff
 
-def _labels(parts: Sequence["_native.Profile"]) -> List[str]:
-    return part_labels([p.part_info() for p in parts])
+def _sources(parts: Sequence["_native.Profile"]) -> List[str]:
+    # What names a part that has no input (bytes, a merge): its place in the list.
+    return ["profile %d" % (i + 1) for i in range(len(parts))]
 
 
-def part_labels(infos: Sequence[Tuple[bool, Optional[str], str]]) -> List[str]:
-    """The top-level "rank" frame each part of a merge goes under, from ``part_info()``: parts
-    that already have rank frames on top go in as they are (""); others are "rank N" when their
-    trace names its rank (distributedInfo), else their input's file name; a label already taken
-    gets the file name in parentheses, as several ranks read by one ``load`` are labelled."""
-    labels: List[str] = []
-    taken = set()
-    for i, (rank_levels, rank, first_input) in enumerate(infos):
-        if rank_levels:
-            labels.append("")
-            continue
-        base = os.path.basename(first_input) if first_input else "profile %d" % (i + 1)
-        label = "rank %s" % rank if rank is not None else base
-        if label in taken:
-            label = "%s (%s)" % (label, base) if rank is not None else label
-        while label in taken:
-            label = "%s #%d" % (label, i + 1)
-        taken.add(label)
-        labels.append(label)
-    return labels
+def merge(profiles: Iterable[Profile], *, label_by: str = "file", weight: Optional[str] = None) -> Profile:
+    """One profile from several (ranks, files, runs): ``flamefold merge``'s merge, in memory.
 
-
-def merge(profiles: Sequence[Profile]) -> Profile:
-    """One profile from several (ranks, files, runs), as ``flamefold flamegraph a.json b.json``
-    merges its inputs: each under a top-level "rank" frame ("rank N" when the trace names its
-    rank, else its file name; a merged profile's ranks stay as they are), weights matched by
-    name, kernel statistics added up."""
+    Each profile goes under a top-level level by ``label_by``: ``"file"`` (its input's file
+    name), ``"rank"`` (``"rank N"``: the rank its trace records, else the number in its file
+    name) or ``"none"`` (all stacks merged); profiles that are merges already keep their levels.
+    Weights are matched by name (a weight in other units in two profiles is an ``InputError``)
+    and listed by name; ``weight`` chooses the default (else the least by name of the parts'
+    defaults). The result is canonical: merging is associative and order-independent, byte for
+    byte, so partial merges (``flamefold.dask.load_many``) give the same profile. Like the CLI's
+    merge, it keeps the call trees and weights, not the parts' facts or kernel statistics."""
     profiles = list(profiles)
     if not profiles:
         raise UsageError("merge: no profiles")
     for p in profiles:
         if not isinstance(p, Profile):
             raise TypeError("merge: expected flamefold.Profile objects, not %s" % type(p).__name__)
+    if label_by not in ("file", "rank", "none"):
+        raise UsageError("merge: label_by takes file, rank or none (not %r)" % (label_by,))
     natives = [p._native for p in profiles]
     origin = None
     if all(p._origin is not None for p in profiles):
-        origin = ("merge", [p._origin for p in profiles])
-    return Profile(_native.merge(natives, _labels(natives)), origin)
+        origin = ("merge", [p._origin for p in profiles], label_by, weight)
+    return Profile(_native.merge(natives, _sources(natives), label_by, weight or ""), origin)
 
 
 def diff(before: Union[Profile, Source], after: Union[Profile, Source], *, normalize: bool = False,

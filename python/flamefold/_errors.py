@@ -20,6 +20,10 @@ class InputError(Error):
         self.place = place
         self.problem = problem if problem is not None else message
 
+    def __reduce__(self):
+        # Raised on a Dask worker and re-raised here: the parts travel with the message.
+        return (type(self), (str(self), self.file, self.place, self.problem))
+
 
 class UsageError(Error, ValueError):
     """An option the profile or the library cannot take (an unknown weight, format, output kind...)."""

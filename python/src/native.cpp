@@ -108,6 +108,7 @@ ReadOptions read_options(const py::dict& d) {
         throw UsageError("group_by: expected process, thread, none or auto, not '" + r.group_by + "'");
     } else if (key == "window") parse_time_window(py::cast<std::string>(v), r);
     else if (key == "progress") r.progress = py::cast<bool>(v) && isatty(2);
+    else if (key == "timeline_events") r.chart_events = py::cast<uint64_t>(v);
     else throw UsageError("unknown read option '" + key + "'");
   }
   return r;
@@ -144,6 +145,9 @@ WriteOptions write_options(const py::dict& d, const Profile& p) {
     else if (key == "bgcolors") w.bgcolors = py::cast<std::string>(v);
     else if (key == "search_color") w.search_color = py::cast<std::string>(v);
     else if (key == "negate") w.negate = py::cast<bool>(v);
+    else if (key == "short_names") w.names.short_names = py::cast<bool>(v);
+    else if (key == "merge_modules") w.names.merge_modules = py::cast<bool>(v);
+    else if (key == "source_roots") w.source_roots = py::cast<std::vector<std::string>>(v);
     else throw UsageError("unknown write option '" + key + "'");
   }
   if (w.column < 0) w.column = p.default_column;
@@ -195,6 +199,19 @@ int pstats_column(const Profile& p, const py::dict& options) {
   return cpu >= 0 ? cpu : p.default_column;
 }
 
+// --short-names / --merge-modules rename frames: on a copy (a Profile object never changes);
+// HTML keeps the names and gets the page's switches instead, as the CLI's outputs.
+void write_with_names(const Profile& p, const std::string& path, const WriteOptions& w) {
+  const std::string ext = output_extension(path);
+  if (!w.names.any() || ext == "html" || ext == "htm") {
+    write_profile(p, path, w);
+    return;
+  }
+  Profile renamed = copy_profile(p);
+  apply_name_options(renamed, path, w);
+  write_profile(renamed, path, w);
+}
+
 void write_file(const ProfilePtr& p, const std::string& path, const py::dict& options) {
   std::string ext = output_extension(path);
   if (ext == "prof" || ext == "pstats") {
@@ -209,7 +226,7 @@ void write_file(const ProfilePtr& p, const std::string& path, const py::dict& op
   }
   WriteOptions w = write_options(options, *p);
   py::gil_scoped_release nogil;
-  write_profile(*p, path, w);
+  write_with_names(*p, path, w);
 }
 
 // An output as text: written to a temporary file by the same writer, read back.
@@ -225,7 +242,7 @@ py::str render(const ProfilePtr& p, const std::string& kind, const py::dict& opt
     if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + std::string(dir && *dir ? dir : "/tmp"));
     close(fd);
     try {
-      write_profile(*p, path, w);
+      write_with_names(*p, path, w);
       std::ifstream in(path, std::ios::binary);
       std::ostringstream ss;
       ss << in.rdbuf();
@@ -330,26 +347,22 @@ py::list kernels(const ProfilePtr& p, size_t limit) {
   return out;
 }
 
-// What merge() needs to label a part: whether its top level is already ranks, the rank its
-// trace names (distributedInfo), and its first input.
-py::tuple part_info(const ProfilePtr& p) {
-  bool rank_levels = p->first_child[0] != kNone;
-  for (NodeId c = p->first_child[0]; c != kNone; c = p->next_sibling[c])
-    if (p->symbols.category_name(p->symbols[p->frame[c]].category) != category::kRank) rank_levels = false;
-  py::object rank = py::none();
-  for (const auto& [k, v] : p->facts)
-    if (k == "rank") rank = py::str(v);
-  return py::make_tuple(rank_levels, rank, p->inputs.empty() ? std::string() : p->inputs[0]);
-}
-
-ProfilePtr merge(const std::vector<ProfilePtr>& parts, const std::vector<std::string>& labels) {
-  if (parts.size() != labels.size()) throw UsageError("merge: one label per part");
+// flamefold merge's merge (merge.h: Merger): each part under the level merge_label gives it by
+// `label_by` (its first input names it; `sources[i]` when it has none), one canonical profile
+// out: associative, so partial merges (Dask's tree reduction) give the same bytes.
+ProfilePtr merge(const std::vector<ProfilePtr>& parts, const std::vector<std::string>& sources,
+                 const std::string& label_by, const std::string& weight) {
+  if (parts.size() != sources.size()) throw UsageError("merge: one source name per part");
   for (const ProfilePtr& part : parts)
     if (!part) throw UsageError("merge: a part is None");
   py::gil_scoped_release nogil;
-  auto out = std::make_shared<Profile>();
-  for (size_t i = 0; i < parts.size(); ++i) add_part(*out, *parts[i], labels[i]);
-  return out;
+  Merger merger;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Profile& one = *parts[i];
+    const std::string& source = one.inputs.empty() ? sources[i] : one.inputs[0];
+    merger.add(one, merge_label(one, source, label_by), source);
+  }
+  return std::make_shared<Profile>(merger.finish(weight));
 }
 
 ProfilePtr diff(const ProfilePtr& before, const ProfilePtr& after, bool normalize, bool strip_hex) {
@@ -479,13 +492,12 @@ PYBIND11_MODULE(_native, m) {
            })
       .def("write", &write_file)
       .def("render", &render)
-      .def("encode", &encode, py::arg("compress") = true)
-      .def("part_info", &part_info);
+      .def("encode", &encode, py::arg("compress") = true);
 
   m.def("read", &read_paths, py::arg("paths"), py::arg("options"));
   m.def("read_bytes", &read_bytes, py::arg("data"), py::arg("name"), py::arg("options"));
   m.def("sniff", &sniff, py::arg("head"), py::arg("name"));
-  m.def("merge", &merge, py::arg("parts"), py::arg("labels"));
+  m.def("merge", &merge, py::arg("parts"), py::arg("sources"), py::arg("label_by"), py::arg("weight"));
   m.def("diff", &diff, py::arg("before"), py::arg("after"), py::arg("normalize"), py::arg("strip_hex"));
   m.def("decode", &decode, py::arg("data"), py::arg("name"));
 }

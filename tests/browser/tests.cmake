@@ -5,8 +5,11 @@ find_program(FLAMEFOLD_NODE NAMES node nodejs)
 if(NOT FLAMEFOLD_NODE)
   set(FLAMEFOLD_NODE node)  # the test then fails saying node is missing: setup installs it
 endif()
-# browser.viewer: the normal viewer; browser.diff: its differential mode (flamefold diff).
-foreach(name viewer diff)
+# browser.viewer: the normal viewer; browser.diff: its differential mode (flamefold diff);
+# browser.sandwich: the sandwich view, keys, left-heavy order, status line (issue 13);
+# browser.timeline: the flame chart of traced inputs; browser.ranks: the rank view; browser.ml:
+# short names, merged modules, kernels table, source lines.
+foreach(name viewer diff sandwich timeline ranks ml)
   add_test(NAME browser.${name}
     COMMAND ${FLAMEFOLD_NODE} ${CMAKE_SOURCE_DIR}/tests/browser/${name}.test.js
       --flamefold $<TARGET_FILE:flamefold>

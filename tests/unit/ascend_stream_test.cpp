@@ -208,6 +208,11 @@ std::vector<test::OptionCase> option_cases() {
     o.weight = "npu";
   });
   add("-j 1", [](ReadOptions& o) { o.threads_to_use = 1; });
+  add("flame chart", [](ReadOptions& o) { o.chart_events = 1000000; });
+  add("flame chart of 300 events, --stacks callchain", [](ReadOptions& o) {
+    o.chart_events = 300;
+    o.stacks = "callchain";
+  });
   add("--category-rule cann+=Enqueue", [](ReadOptions& o) { o.category_rules = {"cann+=Enqueue"}; });
   return cases.all;
 }

@@ -14,12 +14,14 @@
 #include "flamefold/profile.h"
 #include "flamefold/web_assets.h"
 #include "flamefold/writers/html.h"
+#include "html_payload.h"
 #include "test_support.h"
 
 namespace {
 
 using flamefold::NodeId;
 using flamefold::Profile;
+using namespace html_payload;
 
 std::string write_to_string(const Profile& p, const flamefold::WriteOptions& o, const std::string& name) {
   std::string path = test::tmp_path(name);
@@ -27,149 +29,6 @@ std::string write_to_string(const Profile& p, const flamefold::WriteOptions& o, 
   flamefold::write_html(p, out, o);
   out.commit();
   return test::read_file(path);
-}
-
-std::string base64_decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = val(c);
-    if (v < 0) continue;
-    acc = acc << 6 | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
-std::string gunzip(const std::string& in) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  std::string out;
-  char buf[65536];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  int rc;
-  do {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  } while (rc == Z_OK);
-  inflateEnd(&z);
-  EXPECT_EQ(rc, Z_STREAM_END);
-  return out;
-}
-
-std::string payload_of(const std::string& html) {
-  const std::string open = "id=\"ff-data\">";
-  size_t a = html.find(open);
-  EXPECT_NE(a, std::string::npos);
-  a += open.size();
-  size_t b = html.find("</script>", a);
-  return gunzip(base64_decode(std::string_view(html).substr(a, b - a)));
-}
-
-// A decoder for the payload (the layout documented in src/flamefold/writers/html.cpp).
-struct Decoded {
-  std::string header;
-  std::vector<std::string> strings;
-  std::vector<std::string> frame_name, frame_file;
-  std::vector<uint64_t> frame_line, frame_cat;
-  std::vector<uint64_t> depth, frame;  // per node, depth-first; frame of node 0 unused
-  std::vector<std::vector<double>> self;
-};
-
-struct ByteReader {
-  const std::string& s;
-  size_t p = 0;
-  uint64_t varint() {
-    uint64_t x = 0;
-    int shift = 0;
-    for (;;) {
-      auto c = static_cast<unsigned char>(s.at(p++));
-      x |= uint64_t(c & 0x7f) << shift;
-      if (!(c & 0x80)) return x;
-      shift += 7;
-    }
-  }
-  std::string bytes(size_t n) {
-    std::string r = s.substr(p, n);
-    p += n;
-    return r;
-  }
-};
-
-// UTF-16 length of valid UTF-8.
-size_t utf16_length(std::string_view s) {
-  size_t n = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if ((c & 0xc0) != 0x80) n += c >= 0xf0 ? 2 : 1;
-  }
-  return n;
-}
-
-Decoded decode(const std::string& payload, size_t columns) {
-  Decoded d;
-  ByteReader r{payload};
-  EXPECT_EQ(r.bytes(4), "FFD1");
-  d.header = r.bytes(r.varint());
-  size_t strings = r.varint();
-  std::vector<uint64_t> lengths(strings);
-  for (auto& l : lengths) l = r.varint();
-  std::string blob = r.bytes(r.varint());
-  size_t at = 0;
-  for (size_t i = 0; i < strings; ++i) {
-    // Lengths are UTF-16 units: walk code points.
-    size_t start = at, units = 0;
-    while (units < lengths[i]) {
-      auto c = static_cast<unsigned char>(blob.at(at));
-      size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-      units += len == 4 ? 2 : 1;
-      at += len;
-    }
-    d.strings.push_back(blob.substr(start, at - start));
-    EXPECT_EQ(utf16_length(d.strings.back()), lengths[i]);
-  }
-  EXPECT_EQ(at, blob.size());
-  size_t frames = r.varint();
-  for (size_t f = 0; f < frames; ++f) d.frame_name.push_back(d.strings.at(r.varint()));
-  for (size_t f = 0; f < frames; ++f) d.frame_file.push_back(d.strings.at(r.varint()));
-  for (size_t f = 0; f < frames; ++f) d.frame_line.push_back(r.varint());
-  for (size_t f = 0; f < frames; ++f) d.frame_cat.push_back(r.varint());
-  size_t n = r.varint();
-  d.depth.assign(n, 0);
-  d.frame.assign(n, 0);
-  for (size_t i = 1; i < n; ++i) d.depth[i] = d.depth[i - 1] + 1 - r.varint();
-  for (size_t i = 1; i < n; ++i) d.frame[i] = r.varint();
-  for (size_t c = 0; c < columns; ++c) {
-    int kind = static_cast<unsigned char>(r.bytes(1)[0]);
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (kind == 0) {
-        v[i] = static_cast<double>(r.varint());
-      } else {
-        std::string b = r.bytes(8);
-        std::memcpy(&v[i], b.data(), 8);
-      }
-    }
-    d.self.push_back(std::move(v));
-  }
-  EXPECT_EQ(r.p, payload.size());
-  return d;
 }
 
 // "a;b;c" stacks (by decoded names) -> self weight in column c.

@@ -147,6 +147,12 @@ std::vector<test::OptionCase> option_cases() {
   add("--group-by thread", [](ReadOptions& o) { o.group_by = "thread"; });
   add("--group-by none", [](ReadOptions& o) { o.group_by = "none"; });
   add("-j 1", [](ReadOptions& o) { o.threads_to_use = 1; });
+  add("flame chart", [](ReadOptions& o) { o.chart_events = 1000000; });
+  add("flame chart of 500 events", [](ReadOptions& o) { o.chart_events = 500; });
+  add("flame chart of 40 events, --steps 1-4", [](ReadOptions& o) {
+    o.chart_events = 40;
+    o.steps = "1-4";
+  });
   return cases.all;
 }
 

@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 const ROW = 18;          // px per frame row
 const MIN_W = 1;         // frames narrower than this many px are merged into one block
 const LABEL_W = 28;      // frames narrower than this get no label
-const GROUP_CATS = new Set(['process', 'thread', 'rank', 'device']);
+const GROUP_CATS = new Set(['process', 'thread', 'rank', 'device', 'label']);
 const TABLE_ROWS = 300;
 
 const api = { ready: false, timings: {}, error: null };

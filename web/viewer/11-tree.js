@@ -27,9 +27,12 @@ function totals(tree, c) {
 
 // The tree with excluded group subtrees left out and, when merging, the group levels
 // dropped and identical stacks merged (children stay in frame-id order = name order).
-function deriveTree(base, excluded, merge, isGroupNode) {
+// `map` (optional, N entries): filled with each base node's node in the result (-1: left out;
+// a dropped group level: the node its weight went to).
+function deriveTree(base, excluded, merge, isGroupNode, map = null) {
   const { N, depth, frame, self, end, parent } = base;
   const C = self.length;
+  if (map) map.fill(-1);
   if (!merge) {
     let n = 0;
     const keep = new Uint32Array(N);
@@ -39,6 +42,7 @@ function deriveTree(base, excluded, merge, isGroupNode) {
     }
     const d2 = new Uint32Array(n), f2 = new Int32Array(n), s2 = [];
     for (let k = 0; k < n; k++) { d2[k] = depth[keep[k]]; f2[k] = frame[keep[k]]; }
+    if (map) for (let k = 0; k < n; k++) map[keep[k]] = k;
     for (let c = 0; c < C; c++) {
       const s = new Float64Array(n), src = self[c];
       for (let k = 0; k < n; k++) s[k] = src[keep[k]];
@@ -60,6 +64,7 @@ function deriveTree(base, excluded, merge, isGroupNode) {
       if (isGroupNode[c]) {
         expanded = true;
         for (let k = 0; k < C; k++) s2[k][o] += self[k][c];  // a group's own weight stays with its parent
+        if (map) map[c] = o;
         gather(c, o);
       } else {
         pool[top++] = c;
@@ -75,6 +80,7 @@ function deriveTree(base, excluded, merge, isGroupNode) {
     d2[o] = d;
     f2[o] = o === 0 ? -1 : frame[pool[r0]];
     for (let k = r0; k < r0 + len; k++) for (let c = 0; c < C; c++) s2[c][o] += self[c][pool[k]];
+    if (map) for (let k = r0; k < r0 + len; k++) map[pool[k]] = o;
     const g0 = top;
     expanded = false;
     for (let k = r0; k < r0 + len; k++) gather(pool[k], o);

@@ -1,5 +1,7 @@
 // ---------------------------------------------------------------- formatting
 const NS_PER = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
+// Number.toLocaleString makes a formatter per call: tables format thousands of cells.
+const INT_FORMAT = new Intl.NumberFormat('en-US'), FRAC_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 // `bare`: no unit after plain counts (table cells); times always get one.
 function fmtValue(v, unit, bare) {
   if (unit in NS_PER) {
@@ -9,7 +11,7 @@ function fmtValue(v, unit, bare) {
     if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e5 ? 0 : a >= 1e4 ? 1 : 2) + ' µs';
     return Math.round(ns) + ' ns';
   }
-  const s = Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  const s = (Number.isInteger(v) ? INT_FORMAT : FRAC_FORMAT).format(v);
   return unit && unit !== 'count' && !bare ? s + ' ' + unit : s;
 }
 // Names shown in the DOM are cut short: a 10 MB frame name must not become a 10 MB cell.

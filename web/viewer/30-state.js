@@ -19,4 +19,11 @@ function unitOf(c) {
   const h = S.data.header, col = h.columns[c];
   return c === S.data.header.default_column && h.countname ? h.countname : col.unit;
 }
+// A frame's name as the profile has it: frames.name holds the names shown, which the short-names
+// switch shortens (59-ml-names.js).
+function fullName(f) { return (S.data.frames.full || S.data.frames.name)[f]; }
+// Hooks for features that live in files of their own: start() runs before the first paint,
+// refresh() after the tables and legend have followed a change (weight, filters, names),
+// tip(tip, node, frame) after the tooltip of a frame is built.
+const HOOKS = { start: [], refresh: [], tip: [] };
 function nodeName(i) { return i === 0 ? 'all' : S.data.frames.name[S.view.frame[i]]; }

@@ -5,7 +5,9 @@
 // axis, one rank) is not offered. Toolbar items marked .flame-only hide with the flame graph.
 const VIEWS = [];
 // spec: { label, title, available() -> bool, section() -> the view's <section> (made on first
-//   call), enter(), leave() }; every function optional.
+//   call), enter(), leave(), refresh(what) (the data shown changed while the view is on:
+//   'data' = filters, weight or widths, 'order', 'search', 'colour'), escape() (the Esc key, when the view has
+//   its own meaning for it) }; every function optional.
 function defineView(id, spec) {
   VIEWS.push(Object.assign({ id, label: id, available: () => true }, spec));
 }
@@ -24,6 +26,10 @@ function renderViewTabs() {
     b.addEventListener('click', () => setView(v.id));
     box.append(b);
   }
+}
+function refreshView(what) {
+  const v = viewById(S.viewId);
+  if (v && v.refresh) v.refresh(what);
 }
 function setView(id) {
   const next = viewById(id);

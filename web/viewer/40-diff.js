@@ -11,10 +11,14 @@ function findDiff(cols) {
   const before = cols.map((c) => (c.name.startsWith(BEFORE) || !at.has(BEFORE + c.name)) ? -1 : at.get(BEFORE + c.name));
   return before.some((b) => b >= 0) ? { before } : null;
 }
+// What the two sides are called: a diff's before and after, or what another view compares
+// (the rank view: the mean of the others and the picked rank) when it sets S.diffSides.
+const diffSides = () => S.diffSides || ['before', 'after'];
 const sideName = (name) => name.startsWith(BEFORE) ? name.slice(BEFORE.length) : name;
 function zeros(tree) { return tree.zeros || (tree.zeros = new Float64Array(tree.N)); }
-function beforeTotals(tree, c) { const b = S.diff.before[c]; return b >= 0 ? totals(tree, b) : zeros(tree); }
-function beforeSelf(tree, c) { const b = S.diff.before[c]; return b >= 0 ? tree.self[b] : zeros(tree); }
+// (A tree without the before columns, the unfiltered tree under the rank view's comparison, has zeros.)
+function beforeTotals(tree, c) { const b = S.diff.before[c]; return b >= 0 && b < tree.self.length ? totals(tree, b) : zeros(tree); }
+function beforeSelf(tree, c) { const b = S.diff.before[c]; return b >= 0 && b < tree.self.length ? tree.self[b] : zeros(tree); }
 
 // The totals frames are laid out by: the weight column, or in a differential view the before
 // side, or (width by "larger") each node as wide as the larger of its two totals and no

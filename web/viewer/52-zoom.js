@@ -6,6 +6,7 @@ function zoomTo(node) {
   layout();
   if (!S.icicle) chart.scrollTop = chart.scrollHeight;  // keep the root in sight
   else chart.scrollTop = 0;
+  S.scrollTop = chart.scrollTop;
   draw();
   crumbs();
   updateMatch();

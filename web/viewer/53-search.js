@@ -22,6 +22,8 @@ function setSearch(text) {
   }
   draw();
   updateMatch();
+  if (!S.diff && S.tableRows) renderTable();  // the table lists the matching frames only
+  refreshView('search');
   api.timings.lastSearch = performance.now() - t0;
   noteState();
 }

@@ -43,7 +43,7 @@ function renderDiffTable() {
       if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
       const tag = aTotal[f] === 0 ? 'gone' : bTotal[f] === 0 ? 'new' : '';
       if (tag) { const t = document.createElement('span'); t.className = 'tag ' + tag; t.textContent = tag; td.append(t); }
-      td.title = clip(name[f]);
+      td.title = clip(fullName(f));
       const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
       const dir = (v) => v > 0 ? ' up' : v < 0 ? ' down' : '';
       cell(num(bSelf[f]), 'num bself'); cell(num(aSelf[f]), 'num aself');
@@ -122,10 +122,12 @@ function setWidthBy(mode) {
   renderGroups();
   renderLegend();
   zoomTo(keep);
+  refreshView('data');
 }
 function setColourBy(mode) {
   S.colourBy = mode;
   pressed('colourby', mode);
   renderLegend();
   draw();
+  refreshView('colour');
 }

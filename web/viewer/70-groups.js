@@ -14,7 +14,7 @@ function renderGroups() {
   if (!S.groupNodes.length) { box.hidden = true; return; }
   box.hidden = false;
   const cats = new Set(S.groupNodes.map((i) => catName(S.base.frame[i])));
-  const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices' };
+  const words = { process: 'Processes', thread: 'Threads', rank: 'Ranks', device: 'Devices', label: 'Labels' };
   $('groupstitle').textContent = [...cats].map((c) => words[c] || c).join(' & ');
   const list = $('groups');
   list.replaceChildren();
@@ -39,10 +39,21 @@ function renderGroups() {
 function applyFilter() {
   const t0 = performance.now();
   S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
+  S.view = readableTree(S.view);  // module instances merged when asked (59-ml-names.js)
   api.timings.lastFilter = performance.now() - t0;
   noteState();
   renderGroups();
   refreshAll(0);
+}
+// The flame graph's weights replaced: the same tree with other self columns (the flame chart's
+// time range, 56-timeline.js), or the file's own again with null. Filters, merging and the zoom
+// (while it keeps some weight) stay; node ids do not change, since the tree does not.
+function setBaseWeights(self) {
+  const t = S.data.tree, keep = S.zoom;
+  S.base = self ? { N: t.N, depth: t.depth, frame: t.frame, self, parent: t.parent, end: t.end, maxDepth: t.maxDepth, totals: [] } : t;
+  S.view = (!S.merge && !S.excluded.some((x) => x)) ? S.base : deriveTree(S.base, S.excluded, S.merge, S.isGroupNode);
+  renderGroups();
+  refreshAll(keep < S.view.N && layTotals()[keep] > 0 ? keep : 0);
 }
 // Shared state: the hidden groups as base node ids, and the merge switch.
 shareState('hide', () => {

@@ -40,12 +40,13 @@ function renderDiffLegend() {
   bar.style.background = 'linear-gradient(to right, ' + neg[0] + ', ' + neg[210] + ' 49.5%, #ffffff 49.5%, #ffffff 50.5%, ' + pos[210] + ' 50.5%, ' + pos[0] + ')';
   const hi = document.createElement('span'); hi.className = 'hi'; hi.textContent = max > 0 ? signed(max, unit) : '0';
   const what = document.createElement('span'); what.className = 'what';
-  what.textContent = columnLabel(S.data.header.columns[S.col]) + ' ' + S.colourBy + ' change, after − before';
+  const [bn, an] = diffSides();
+  what.textContent = columnLabel(S.data.header.columns[S.col]) + ' ' + S.colourBy + ' change, ' + an + ' − ' + bn;
   scale.append(lo, bar, hi, what);
   box.append(scale);
-  const hidden = S.widthBy === 'after' && dc.gone ? ' — ' + dc.gone.toLocaleString('en-US') + ' hidden at this width (width: Before or Larger shows them)' : '';
-  item('gone', 'gone: only in before' + hidden);
-  item('new', 'new: only in after');
+  const hidden = S.widthBy === 'after' && dc.gone ? ' — ' + dc.gone.toLocaleString('en-US') + ' hidden at this width (the other widths show them)' : '';
+  item('gone', 'gone: only in ' + bn + hidden);
+  item('new', 'new: only in ' + an);
   item('', 'search match', 'var(--match)');
   item('', 'frames narrower than a pixel, merged', 'var(--merged)');
 }
@@ -88,9 +89,14 @@ function renderInfo() {
 }
 
 function refreshAll(zoom) {
+  const view = viewById(S.viewId);
+  if (view && view.redraw) { view.redraw(zoom); return; }  // a view that shows the graph its own way (ranks)
+  zoom = orderView(zoom);
   if (S.diff) { computeDiffTable(); renderDiffTable(); }
   else { computeTable(); renderTable(); }
   renderLegend();
   renderSummary();
   zoomTo(zoom);
+  refreshView('data');
+  for (const h of HOOKS.refresh) h();
 }

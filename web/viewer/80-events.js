@@ -32,6 +32,7 @@ function wire() {
   });
   document.addEventListener('keydown', (ev) => {
     if (ev.target instanceof HTMLInputElement) return;
+    if (onKey(ev)) return;  // 54-keys.js: the key list, frame focus, the views' own Esc
     if (ev.key === 'Escape') { zoomTo(0); }
     else if (ev.key === '/') { ev.preventDefault(); $('search').focus(); $('search').select(); }
   });

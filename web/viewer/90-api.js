@@ -10,19 +10,9 @@ Object.assign(api, {
     return null;
   },
   box(i) {
-    const path = [];
-    for (let a = i; a >= 0; a = S.view.parent[a]) path.push(a);
-    const tot = layTotals(), z = S.zoom;
-    if (!path.includes(z)) return { node: i, visible: false };
-    const scale = S.width / tot[z];
-    let x = 0;
-    for (let k = path.indexOf(z) - 1; k >= 0; k--) {
-      const n = path[k], p = path[k + 1];
-      for (let c = p + 1; c < n; c = S.view.end[c]) x += tot[c] * scale;
-    }
-    const d = S.view.depth[i];
-    const box = { node: i, x, w: i === z || path.indexOf(z) < 0 ? S.width : tot[i] * scale, y: rowY(d), h: ROW, depth: d,
-      total: tot[i], self: S.view.self[S.col][i], visible: true };
+    const tot = layTotals(), b = frameBox(mainGraph(), i);
+    if (!b) return { node: i, visible: false };
+    const box = { node: i, x: b.x, w: b.w, y: b.y, h: ROW, depth: b.depth, total: tot[i], self: S.view.self[S.col][i], visible: true };
     if (S.diff) {
       const dc = diffColours();
       Object.assign(box, { after: totals(S.view, S.col)[i], before: beforeTotals(S.view, S.col)[i],

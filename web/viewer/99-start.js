@@ -32,6 +32,7 @@ async function start() {
     renderInfo();
     wire();
     S.viewId = 'flame';
+    for (const h of HOOKS.start) h();
     renderViewTabs();
     refreshAll(0);
     if (location.hash) applyFragment(location.hash, false);

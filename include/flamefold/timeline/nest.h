@@ -8,6 +8,7 @@
 // intervals.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct NestTarget {
   NodeId base = 0;       // the thread's group node
   int cpu_column = -1;   // self ns per call path
   int calls_column = -1; // one per event placed
+  // Optional: told each placed event's interval as nesting closed it (it ends earlier when a
+  // later interval cut it), with the tag place() was given (an event id) and whether no interval
+  // was open around it. The flame chart's events come from here (timeline/chart.h).
+  std::function<void(uint32_t tag, int64_t start, int64_t end, NodeId node, bool outermost)> closed;
 };
 
 // Python frames known per event as an interned stack (Timeline::call_stack / call_stacks, from
@@ -43,8 +48,8 @@ class TrackNester {
   // python_stacks: the table NestStacks ids refer to (null: events carry no Python stacks).
   explicit TrackNester(const NestTarget& target, const CallStacks* python_stacks = nullptr);
   // The next event; returns its node. A phantom is not placed: it gets the node of the path open
-  // at its start. python_stack: its NestStacks id (0 = none).
-  NodeId place(int64_t start, int64_t end, FrameId f, bool phantom, uint32_t python_stack = 0);
+  // at its start. python_stack: its NestStacks id (0 = none). tag: what NestTarget::closed is told.
+  NodeId place(int64_t start, int64_t end, FrameId f, bool phantom, uint32_t python_stack = 0, uint32_t tag = kNone);
   void finish();  // closes the intervals still open
 
  private:
@@ -55,6 +60,7 @@ class TrackNester {
     NodeId last_child;
     uint32_t stack;       // the Python stack in effect inside this event (NestStacks; 0 = none)
     uint32_t last_stack;  // the stack of the child entered last (with last_frame)
+    uint32_t tag;
   };
   NodeId python_frames(NodeId parent, uint32_t context, uint32_t stack);
   void close_top(int64_t at);
@@ -72,7 +78,8 @@ class TrackNester {
 // intervals, indexed by event id; a hinted child sticking out of its parent is clamped into it
 // in place. Events with phantom[e] != 0 are not placed; they only record the call path open at
 // their start (a launch whose category was filtered out still finds its stack). node_of[e]
-// receives the node of each placed event, or of the open path for a phantom.
+// receives the node of each placed event, or of the open path for a phantom. Events are tagged
+// with their ids (NestTarget::closed).
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
                 const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
                 const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of,

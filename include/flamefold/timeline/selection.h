@@ -101,7 +101,8 @@ class DeviceSide {
              const ReadOptions& read, const BuildOptions& build);
   // One device operation. has_launch: a launch with its correlation id exists; launch_node: the
   // node of that launch's call path, kNone when the launch was left out by the selection.
-  void op(uint32_t track, int64_t start, int64_t end, FrameId f, bool has_launch, NodeId launch_node);
+  // Returns the operation's node, or kNone when the selection leaves it out.
+  NodeId op(uint32_t track, int64_t start, int64_t end, FrameId f, bool has_launch, NodeId launch_node);
   void annotation() { ++annotations_; }
 
   // How correlation went (from whichever join the builder did).

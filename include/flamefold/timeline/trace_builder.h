@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "flamefold/timeline/chart.h"
 #include "flamefold/timeline/selection.h"
 #include "flamefold/options.h"
 #include "flamefold/profile.h"
@@ -93,6 +94,7 @@ class TraceBuilder {
     uint32_t event, track;
     FrameId frame;
     NodeId launch_node;
+    uint32_t launch_event;  // the launch's event id (has_launch)
     uint8_t has_launch;
   };
 
@@ -152,6 +154,10 @@ class TraceBuilder {
   std::vector<std::unique_ptr<Profile>> track_trees_;
   std::vector<std::vector<NodeId>> final_node_;
   std::vector<std::pair<uint32_t, int64_t>> host_track_ids_;  // (rank, pid) per track, for nest_host
+  // The flame chart (ReadOptions::chart_events): its events (host ones from the nesting thread,
+  // device ones in finish()) and the ProfilerStep ranges seen by add().
+  std::unique_ptr<ChartCollector> chart_;
+  std::unique_ptr<StepFinder> chart_steps_;
   std::thread nesting_;
   std::exception_ptr nesting_error_;
   uint32_t next_event_ = 0;

@@ -68,6 +68,7 @@ int run_diff_command(std::vector<std::string>& /*inputs*/, std::string& output, 
       throw UsageError("--fail-above " + fail_above + ": expected a percentage such as 2 or 2%");
   }
 
+  check_source_roots(w, output);
   // Two runs have different process and thread ids: unless asked, the sides' threads are merged
   // (group levels none), so the same code lines up.
   if (r.group_by.empty()) r.group_by = "none";
@@ -77,6 +78,7 @@ int run_diff_command(std::vector<std::string>& /*inputs*/, std::string& output, 
   Profile d = make_diff(before_side.get(), std::move(after_profile), diff_opts);
   w.column = choose_column(d, r.weight);
   w.sort = diff_sort;
+  apply_name_options(d, output, w);
   if (output == "-") {
     OutputFile file(output);
     write_diff_table(d, w.column, file, w);

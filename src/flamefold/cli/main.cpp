@@ -13,6 +13,8 @@
 #include "flamefold/errors.h"
 #include "flamefold/output.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
+#include "flamefold/source_lines.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/kernel_summary.h"
 #include "flamefold/writers/top.h"
@@ -39,6 +41,10 @@ Examples:
   flamefold convert report.sqlite -o report.json              Nsight Systems -> Chrome/Perfetto trace
   flamefold flamegraph ascend_pytorch_profiler_0.db -o f.html Ascend DB: host op stacks (--weight npu: device)
   flamefold convert trace.json -o trace.prof                  pstats for snakeviz / python -m pstats
+  flamefold convert perf.txt -o perf.speedscope.json          speedscope: one profile per thread and weight
+  flamefold flamegraph app.cpuprofile -o f.html               also speedscope, DevTools and Firefox profiles in
+  flamefold convert trace.json -o trace.pb.gz                 pprof for go tool pprof, Pyroscope, Grafana
+  flamefold merge rank*.pb.gz -o job.pb.gz                    many profiles (any formats) -> one, associative
   flamefold diff before.json after.json -o diff.html          what changed between two runs (any formats)
   flamefold diff base.prof new.prof --fail-above 2%           CI gate: exit 3 when a frame grew by > 2%
   flamefold top program.prof --sort cumulative                the table python -m pstats prints
@@ -52,7 +58,9 @@ are read transparently; - is standard input. Output kind follows -o's extension.
 }  // namespace
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
-  app->add_option("--format", r.format, "input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)");
+  app->add_option("--format", r.format,
+                  "input format: folded, perf, kineto, nsys, ascend, pstats, speedscope, cpuprofile, gecko, pprof, dtrace, "
+                  "sample, xctrace, vtune, vsprof, ghcprof, bpftrace, go, jstack, stap (default: sniffed)");
   app->add_flag("--pid", r.perf.pid, "perf: include the process id in the root frame (comm-pid)");
   app->add_flag("--tid", r.perf.tid, "perf: include process and thread id in the root frame (comm-pid/tid)");
   app->add_flag("--kernel", r.perf.kernel, "perf: annotate kernel frames with _[k]");
@@ -106,7 +114,23 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
       "traces: only START:END from the first event, in ms or with a unit (ns, us, ms, s); either side may be empty");
 }
 
+void add_name_options(CLI::App* app, WriteOptions& w) {
+  app->add_flag("--short-names", w.names.short_names,
+                "C++ names shortened: return types, parameter lists and template arguments dropped "
+                "(at::native::elementwise_kernel<...>); in HTML the page's switch, full names in its tooltip");
+  app->add_flag("--merge-modules", w.names.merge_modules,
+                "module instances merged: nn.Module: Layer_0 ... Layer_23 become one nn.Module: Layer frame, "
+                "their subtrees merged; in HTML the page's switch");
+}
+
 void add_graph_options(CLI::App* app, WriteOptions& w) {
+  add_name_options(app, w);
+  app->add_option("--source-root", w.source_roots,
+                  "HTML: embed the source lines around frames' file:line from files under this folder "
+                  "(repeatable; up to 4 MB of source, heaviest frames first)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--title", w.title, "title of the graph");
   app->add_option("--subtitle", w.subtitle, "second title line");
   app->add_option("--width", w.width, "SVG width in pixels (default 1200)");
@@ -142,9 +166,23 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
 
 namespace {
 
+}  // namespace
+
+// --source-root: the folders must exist (said before a long read), and only HTML uses them.
+void check_source_roots(const WriteOptions& w, const std::string& output) {
+  if (w.source_roots.empty()) return;
+  SourceRoots roots(w.source_roots);
+  std::string ext = output_extension(output);
+  if (ext != "html" && ext != "htm")
+    std::fprintf(stderr, "flamefold: note: --source-root only adds to HTML output (%s is not)\n", output.c_str());
+}
+
+namespace {
+
 int run_collapse(const std::vector<std::string>& inputs, ReadOptions& r, WriteOptions& w, const std::string& out) {
   Profile p = read_profile(inputs, r);
   w.column = choose_column(p, r.weight);
+  make_names_readable(p, w.names);
   OutputFile file(out);
   write_folded(p, w.column, file, w);
   file.commit();
@@ -173,12 +211,18 @@ int main(int argc, char** argv) {
   collapse->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
   collapse->add_option("-o,--output", output, "output file (default: stdout)")->default_val("-");
   add_read_options(collapse, r);
+  add_name_options(collapse, w);
 
   auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg");
   flamegraph->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
-  flamegraph->add_option("-o,--output", output, "output file: .html, .svg or .folded")->required();
+  flamegraph->add_option("-o,--output", output, "output file: .html, .svg, .folded or .speedscope.json")->required();
   add_read_options(flamegraph, r);
   add_graph_options(flamegraph, w);
+  uint64_t timeline_events = 1000000;
+  flamegraph->add_option("--timeline-events", timeline_events,
+                         "HTML of traces: events kept for the flame chart view; past it, the first ProfilerSteps "
+                         "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
+                         "others); 0 = no flame chart (default 1000000)");
 
   auto* top = app.add_subcommand("top", "the hottest frames as a table");
   top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -187,6 +231,7 @@ int main(int argc, char** argv) {
   top->add_option("-n,--limit", w.limit, "rows to print (0 = all; default 30)");
   top->add_flag("--json", w.json, "JSON output for scripts");
   add_read_options(top, r);
+  add_name_options(top, w);
 
   auto* info = app.add_subcommand("info", "detected format, samples, threads, stacks");
   info->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -205,15 +250,20 @@ int main(int argc, char** argv) {
   try {
     if (collapse->parsed()) return run_collapse(inputs, r, w, output);
     if (flamegraph->parsed()) {
+      // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
+      const std::string ext = output_extension(output);
+      if (ext == "html" || ext == "htm") r.chart_events = timeline_events;
+      check_source_roots(w, output);
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
+      apply_name_options(p, output, w);
       write_profile(p, output, w);
       report_counters(p);
       if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
       return 0;
     }
     if (top->parsed() && is_pstats_sort_key(w.sort) && !w.json) {  // the `python -m pstats` table
-      CallStats st = read_call_stats(inputs, r);
+      CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime are sample weights, ncalls counts call paths\n");
       OutputFile file(output);
@@ -224,6 +274,7 @@ int main(int argc, char** argv) {
     if (top->parsed()) {
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
+      make_names_readable(p, w.names);
       OutputFile file(output);
       write_top(p, w.column, file, w);
       const std::string& shown = p.columns[w.column].name;

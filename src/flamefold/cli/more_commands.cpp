@@ -8,8 +8,10 @@
 #include "flamefold/writers/chrome_trace.h"
 #include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats.h"
+#include "flamefold/writers/speedscope.h"
 #include "flamefold/writers/callgraph.h"
 #include "flamefold/readers/text/gpu_cpu_merge.h"
+#include "flamefold/writers/pprof.h"
 
 using namespace flamefold;
 
@@ -32,9 +34,11 @@ bool merge_summary = false;
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
                             WriteOptions& w) {
   // ---- convert: traces to Chrome JSON (.json), profiles to pstats (.prof) -------------------
-  convert_cmd = app.add_subcommand("convert", "convert to Chrome trace JSON (-o x.json) or pstats (-o x.prof)");
+  convert_cmd = app.add_subcommand(
+      "convert", "convert to Chrome trace JSON (-o x.json), pstats (-o x.prof), speedscope (-o x.speedscope.json) or pprof (-o x.pb.gz)");
   convert_cmd->add_option("inputs", inputs, "input files")->required();
-  convert_cmd->add_option("-o,--output", output, "output file: .json (Chrome/Perfetto trace) or .prof (pstats)")
+  convert_cmd->add_option("-o,--output", output,
+                          "output file: .json (Chrome/Perfetto trace), .prof (pstats), .speedscope.json, .pb.gz or .pb (pprof)")
       ->required();
   convert_cmd->add_option("--format", r.format, "input format (default: sniffed)");
   convert_cmd->add_option("--activities,--activity-type", trace_activities,
@@ -47,6 +51,8 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("--nvtx-color,--nvtx-color-scheme", trace_colors,
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
+  convert_cmd->add_option("--weight", r.weight, "pprof output (-o x.pb.gz): the default sample type (default: the input's)");
+  add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
   callgraph_cmd = app.add_subcommand("callgraph", "draw a call graph: -o x.dot, x.svg or x.png (Graphviz)");
@@ -56,6 +62,7 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   callgraph_cmd->add_option("--node-thres", callgraph_opts.node_thres, "drop functions under this % of the total (default 0.5)");
   callgraph_cmd->add_option("--edge-thres", callgraph_opts.edge_thres, "drop calls under this % of the total (default 0.1)");
   callgraph_cmd->add_option("--weight", r.weight, "which time column of a trace: cpu (default), gpu, ...");
+  add_name_options(callgraph_cmd, w);
 
   // ---- merge-gpu: CPU launch stacks + CUPTI kernels -> folded -----------------------------
   merge_gpu_cmd = app.add_subcommand("merge-gpu", "merge CPU stacks at kernel launches with CUPTI kernels (folded)");
@@ -66,16 +73,47 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   merge_gpu_cmd->add_option("--weight", merge_weight, "count (stacks, the seed's) or gpu (kernel ns)")
       ->check(CLI::IsMember({"count", "gpu"}));
   merge_gpu_cmd->add_flag("-s,--summary", merge_summary, "print the summary statistics");
-  (void)w;
+
+  // ---- merge: many profiles into one (cli/merge.cpp) ---------------------------------------
+  register_merge_command(app, inputs, output, r, w);
 }
 
 int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
                       WriteOptions& w) {
   // ---- convert ----
   if (convert_cmd->parsed()) {
+    // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
+    if (is_speedscope_path(output)) {
+      Profile p = read_profile(inputs, r);
+      apply_name_options(p, output, w);
+      OutputFile file(output);
+      SpeedscopeStats st = write_speedscope(p, file, w);
+      file.commit();
+      report_counters(p);
+      std::fprintf(stderr, "flamefold: wrote %s (%zu profiles, %zu samples, %zu frames)\n", output.c_str(), st.profiles,
+                   st.samples, st.frames);
+      return 0;
+    }
+    // pprof (.pb, .pb.gz, .pprof): every weight column a sample type.
+    if (is_pprof_path(output)) {
+      Profile p = read_profile(inputs, r);
+      const int column = choose_column(p, r.weight);
+      apply_name_options(p, output, w);
+      OutputFile file(output);
+      PprofStats st = write_pprof(p, column, file, is_gzipped_pprof_path(output));
+      file.commit();
+      report_counters(p);
+      if (st.rounded)
+        std::fprintf(stderr, "flamefold: note: %llu weights were not whole numbers: rounded (pprof values are integers)\n",
+                     static_cast<unsigned long long>(st.rounded));
+      std::fprintf(stderr, "flamefold: wrote %s (%llu samples, %llu locations, %zu sample types, default %s)\n",
+                   output.c_str(), static_cast<unsigned long long>(st.samples),
+                   static_cast<unsigned long long>(st.locations), p.columns.size(), p.columns[column].name.c_str());
+      return 0;
+    }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
     if (output_extension(output) == "prof" || output_extension(output) == "pstats") {
-      CallStats st = read_call_stats(inputs, r);
+      CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime in %s are sample weights%s, "
                              "ncalls counts call paths\n", output.c_str(), st.time_unit == "s" ? "" : " (not seconds)");
@@ -88,6 +126,9 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     }
     // Chrome trace JSON from an nsys or Ascend database.
     if (output_extension(output) == "json") {
+      if (w.names.any())
+        throw UsageError("--short-names and --merge-modules rename the frames of profiles (.prof, flame graphs, "
+                         "tables); convert -o x.json writes the trace's events as recorded");
       if (inputs.size() != 1) throw UsageError("convert -o x.json takes one input database");
       Format f = r.format.empty() ? Format::Unknown : parse_format(r.format);
       if (f == Format::Unknown) {
@@ -138,7 +179,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     std::string ext = output_extension(output);
     bool known = ext == "dot" || ext == "gv" || ext == "svg" || ext == "png" || ext == "pdf";
     if (!known) throw UsageError("callgraph writes .dot, .svg, .png or .pdf (got '" + output + "')");
-    CallStats st = read_call_stats(inputs, r);
+    CallStats st = read_call_stats(inputs, r, w.names);
     std::string dot = callgraph_dot(st, callgraph_opts);
     if (ext == "dot" || ext == "gv") {
       OutputFile file(output);
@@ -150,6 +191,8 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
     return 0;
   }
+  // ---- merge ----
+  if (merge_command_parsed()) return run_merge_command(inputs, output, r, w);
   // ---- merge-gpu ----
   if (merge_gpu_cmd->parsed()) {
     merge_opts.weight_gpu = merge_weight == "gpu";

@@ -15,6 +15,10 @@
 
 #include "flamefold/errors.h"
 
+#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 namespace flamefold {
 
 namespace {
@@ -161,6 +165,7 @@ struct Input::Impl {
 
   void* map = nullptr;
   size_t map_len = 0;
+  std::unique_ptr<char[]> decoded;  // whole() of a gzip file decoded at once
   std::vector<char> whole_copy;
   bool have_whole = false;
   std::string_view whole_view;
@@ -191,6 +196,53 @@ struct Input::Impl {
     return true;
   }
 };
+
+namespace {
+
+#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
+// A whole gzip file in one go with libdeflate: about three times zlib's speed, into a buffer
+// sized from the trailer's ISIZE instead of one regrown (and copied) as it fills. False when
+// that does not work out (a corrupt file, above all): the caller then streams through zlib,
+// which also says what is wrong.
+bool decode_gzip_whole(int fd, uint64_t file_size, size_t padding, std::unique_ptr<char[]>& out, size_t& out_size) {
+  if (file_size < 18) return false;
+  void* map = mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return false;
+  madvise(map, file_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+  const auto* in = static_cast<const uint8_t*>(map);
+  uint32_t isize;
+  std::memcpy(&isize, in + file_size - 4, 4);  // the last member's size mod 2^32: a first guess
+  size_t cap = std::max<size_t>(isize, file_size);
+  std::unique_ptr<char[]> buf(new char[cap + padding]);
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  size_t in_pos = 0, out_pos = 0;
+  bool ok = d != nullptr;
+  while (ok && in_pos < file_size) {  // concatenated members follow each other
+    size_t in_used = 0, out_used = 0;
+    libdeflate_result r = libdeflate_gzip_decompress_ex(d, in + in_pos, file_size - in_pos, buf.get() + out_pos,
+                                                        cap - out_pos, &in_used, &out_used);
+    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {  // more members, or above 4 GB: grow and redo this member
+      cap *= 2;
+      std::unique_ptr<char[]> bigger(new char[cap + padding]);
+      std::memcpy(bigger.get(), buf.get(), out_pos);
+      buf = std::move(bigger);
+      continue;
+    }
+    ok = r == LIBDEFLATE_SUCCESS;
+    in_pos += in_used;
+    out_pos += out_used;
+  }
+  if (d) libdeflate_free_decompressor(d);
+  munmap(map, file_size);
+  if (!ok) return false;
+  std::memset(buf.get() + out_pos, 0, padding);
+  out = std::move(buf);
+  out_size = out_pos;
+  return true;
+}
+#endif
+
+}  // namespace
 
 Input::Input(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Input::Input(Input&&) noexcept = default;
@@ -304,6 +356,17 @@ std::string_view Input::whole() {
       munmap(area, len);
     }
   }
+#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
+  size_t decoded_size = 0;
+  if (m.compression == Compression::Gzip && m.regular && m.consumed == 0 &&
+      decode_gzip_whole(m.fd, m.file_size, kPadding, m.decoded, decoded_size)) {
+    m.whole_view = std::string_view(m.decoded.get(), decoded_size);
+    m.consumed += decoded_size;
+    m.buf_begin = m.buf_end = 0;
+    m.eof = true;
+    return m.whole_view;
+  }
+#endif
   // Decode everything into memory.
   if (m.buf_begin > 0) {
     std::memmove(m.buf.data(), m.buf.data() + m.buf_begin, m.buf_end - m.buf_begin);
@@ -336,6 +399,7 @@ std::shared_ptr<const void> Input::keep_whole() {
     m.map = nullptr;  // the owner unmaps it now
     return owner;
   }
+  if (m.decoded) return std::shared_ptr<const void>(m.decoded.release(), [](const void* p) { delete[] static_cast<const char*>(p); });
   return std::make_shared<std::vector<char>>(std::move(m.buf));  // whole_view stays valid: a move keeps the buffer
 }
 

@@ -7,7 +7,7 @@
 namespace flamefold {
 
 bool category::is_group(std::string_view c) {
-  return c == kProcess || c == kThread || c == kRank || c == "device";
+  return c == kProcess || c == kThread || c == kRank || c == "device" || c == kLabel;
 }
 
 Symbols::Symbols() {

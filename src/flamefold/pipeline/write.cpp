@@ -2,8 +2,11 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
 #include "flamefold/writers/folded.h"
 #include "flamefold/writers/html.h"
+#include "flamefold/writers/speedscope.h"
+#include "flamefold/writers/pprof.h"
 #include "flamefold/writers/svg.h"
 #include "flamefold/writers/top.h"
 
@@ -23,19 +26,30 @@ int choose_column(const Profile& p, std::string_view weight) {
   throw UsageError("this profile has no '" + std::string(weight) + "' weight (it has: " + have + ")");
 }
 
+void apply_name_options(Profile& p, const std::string& path, const WriteOptions& o) {
+  if (!o.names.any()) return;
+  std::string ext = output_extension(path);
+  if (ext == "html" || ext == "htm") return;
+  make_names_readable(p, o.names);
+}
+
 void write_profile(const Profile& p, const std::string& path, const WriteOptions& o) {
   std::string ext = output_extension(path);
   int column = o.column >= 0 ? o.column : p.default_column;
   OutputFile out(path);
-  if (ext == "svg") {
+  if (is_speedscope_path(path)) {
+    write_speedscope(p, out, o);
+  } else if (ext == "svg") {
     write_svg(p, column, out, o);
   } else if (ext == "html" || ext == "htm") {
     write_html(p, out, o);
+  } else if (is_pprof_path(path)) {
+    write_pprof(p, column, out, is_gzipped_pprof_path(path));
   } else if (ext == "folded" || ext == "collapsed" || ext == "txt" || ext == "stacks" || path == "-") {
     write_folded(p, column, out, o);
   } else {
     throw UsageError("cannot tell the output kind from '" + path +
-                     "': use .html, .svg or .folded (or see `flamefold --help`)");
+                     "': use .html, .svg, .folded, .speedscope.json or .pb.gz (or see `flamefold --help`)");
   }
   out.commit();
 }

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "flamefold/timeline/chart.h"
 #include "flamefold/timeline/correlate.h"
 #include "flamefold/timeline/nest.h"
 #include "flamefold/timeline/selection.h"
@@ -83,6 +84,18 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     if (kept) python_stacks = NestStacks{&tl.call_stack, &tl.call_stacks};
   }
 
+  // The flame chart (timeline/chart.h): its ProfilerStep ranges now, its events as they are placed.
+  std::unique_ptr<ChartCollector> chart;
+  std::vector<ChartCollector::RawStep> chart_steps;
+  if (ro.chart_events > 0) {
+    chart = std::make_unique<ChartCollector>(ro.chart_events, p.symbols, tl.tracks);
+    StepFinder steps(p.symbols);
+    for (size_t e = 0; e < n; ++e)
+      if (tl.kind[e] == EventKind::HostRange && !tl.tracks[tl.track[e]].device)
+        steps.see(tl.track[e], tl.frame[e], tl.start[e], tl.end[e]);
+    chart_steps = steps.take();
+  }
+
   std::vector<uint8_t> with_events(ntracks);
   for (size_t t = 0; t < ntracks; ++t) with_events[t] = per_track_count[t + 1] != per_track_count[t];
   GroupNodes groups(p, tl.tracks, tl.ranks, with_events, ro.group_by, bo.process_level_always);
@@ -94,8 +107,12 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     NodeId base = groups.track_base(static_cast<uint32_t>(t));
     std::span<uint32_t> events(by_track.data() + b, e - b);  // nest_track reorders them in place
     for (uint32_t ev : events) phantom[ev] &= 1;
-    nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom,
-               NestTarget{&p, base, cpu, calls}, node_of, python_stacks);
+    NestTarget target{&p, base, cpu, calls, {}};
+    if (chart)
+      target.closed = [&chart, t](uint32_t e, int64_t s, int64_t end, NodeId node, bool outermost) {
+        chart->host(e, static_cast<uint32_t>(t), s, end, node, outermost);
+      };
+    nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom, target, node_of, python_stacks);
   }
   // Freed as soon as they are consumed (the mmap threshold pinned in main returns them to the OS).
   std::vector<uint32_t>().swap(by_track);
@@ -109,7 +126,9 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     if (k == EventKind::DeviceAnnotation) device.annotation();
     if (!is_device_work(k)) continue;
     uint32_t launch = join.launch_of[e];
-    device.op(tl.track[e], tl.start[e], tl.end[e], tl.frame[e], launch != kNone, launch != kNone ? node_of[launch] : kNone);
+    NodeId node = device.op(tl.track[e], tl.start[e], tl.end[e], tl.frame[e], launch != kNone,
+                            launch != kNone ? node_of[launch] : kNone);
+    if (chart && node != kNone) chart->device(static_cast<uint32_t>(e), tl.track[e], tl.start[e], tl.end[e], node, launch);
   }
   // The timeline is consumed: free its columns before the device columns are made.
   std::vector<NodeId>().swap(node_of);
@@ -125,6 +144,8 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
     done.kind.swap(tl.kind);
     done.call_stacks = std::move(tl.call_stacks);
   }
+  if (chart) p.chart = chart->finish(tl.ranks, std::move(chart_steps), sel, ro);
+  chart.reset();
   device.finish(n, host_events,
                 DeviceSide::JoinCounts{join.device_ops, join.device_without_launch, join.launches,
                                        join.launches_without_device, join.duplicate_launch_ids},

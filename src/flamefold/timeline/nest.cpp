@@ -107,9 +107,10 @@ void TrackNester::close_top(int64_t at) {
   int64_t d = at - o.start;
   p_.add(o.node, t_.cpu_column, static_cast<double>(d - o.child_time));
   if (!open_.empty()) open_.back().child_time += d;
+  if (t_.closed) t_.closed(o.tag, o.start, at, o.node, open_.empty());
 }
 
-NodeId TrackNester::place(int64_t ks, int64_t ke, FrameId f, bool phantom, uint32_t s) {
+NodeId TrackNester::place(int64_t ks, int64_t ke, FrameId f, bool phantom, uint32_t s, uint32_t tag) {
   while (!open_.empty() && open_.back().end <= ks && !(open_.back().end == ks && ke == ks && open_.back().start == ks))
     close_top(open_.back().end);
   if (phantom) return open_.empty() ? t_.base : open_.back().node;
@@ -132,7 +133,7 @@ NodeId TrackNester::place(int64_t ks, int64_t ke, FrameId f, bool phantom, uint3
     last_stack = s;
   }
   if (t_.calls_column >= 0) p_.add(node, t_.calls_column, 1);
-  open_.push_back(Open{node, ks, ke, 0, kNone, kNone, s ? s : context, 0});
+  open_.push_back(Open{node, ks, ke, 0, kNone, kNone, s ? s : context, 0, tag});
   return node;
 }
 
@@ -192,7 +193,7 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
   const bool with_stacks = py.of_event && py.table && !py.of_event->empty();
   for (const uint32_t e : events) {
     const uint32_t s = with_stacks && e < py.of_event->size() ? (*py.of_event)[e] : 0;
-    node_of[e] = nester.place(start[e], end[e], frame[e], phantom[e] != 0, s);
+    node_of[e] = nester.place(start[e], end[e], frame[e], phantom[e] != 0, s, e);
   }
   nester.finish();
 }

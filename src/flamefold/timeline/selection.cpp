@@ -215,19 +215,19 @@ void DeviceSide::add_columns() {
   p_.add_column("kernels", "count");
 }
 
-void DeviceSide::op(uint32_t track, int64_t start, int64_t end, FrameId f, bool has_launch, NodeId launch_node) {
+NodeId DeviceSide::op(uint32_t track, int64_t start, int64_t end, FrameId f, bool has_launch, NodeId launch_node) {
   const int64_t d = end - start;
   if (sel_.filters_device_categories() && !sel_.category_kept(p_.symbols[f].category)) {
     ++dropped_;
     dropped_ns_ += d;
-    return;
+    return kNone;
   }
   NodeId node;
   if (has_launch) {
     if (launch_node == kNone) {  // its launch was filtered out
       ++dropped_;
       dropped_ns_ += d;
-      return;
+      return kNone;
     }
     node = p_.child(launch_node, f);
     ++attributed_;
@@ -237,7 +237,7 @@ void DeviceSide::op(uint32_t track, int64_t start, int64_t end, FrameId f, bool 
     if (!read_.threads.empty() || !sel_.start_selected(tr.rank, start)) {
       ++dropped_;
       dropped_ns_ += d;
-      return;
+      return kNone;
     }
     NodeId& root = unattributed_root_[track];
     if (root == kNone) {
@@ -259,6 +259,7 @@ void DeviceSide::op(uint32_t track, int64_t start, int64_t end, FrameId f, bool 
   s.total_ns += d;
   s.min_ns = std::min(s.min_ns, d);
   s.max_ns = std::max(s.max_ns, d);
+  return node;
 }
 
 void DeviceSide::finish(uint64_t events, uint64_t host_events, const JoinCounts& join, size_t ranks) {

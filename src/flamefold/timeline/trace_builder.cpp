@@ -35,6 +35,10 @@ TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, s
   host_ = std::make_unique<Spool<HostEvent, HostOrder>>(memory_);
   device_ = std::make_unique<Spool<DeviceOp, ByCorrelation>>(memory_ / 4);
   launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 4);
+  if (read_.chart_events > 0) {
+    chart_ = std::make_unique<ChartCollector>(read_.chart_events, profile_.symbols, tracks_);
+    chart_steps_ = std::make_unique<StepFinder>(profile_.symbols);
+  }
 }
 
 TraceBuilder::~TraceBuilder() {
@@ -55,6 +59,7 @@ uint32_t TraceBuilder::add(uint32_t track, int64_t start, int64_t end, FrameId f
   RawEvent e{start, end, correlation, device_order == UINT64_MAX ? event : device_order, event, track, f, depth, kind,
              static_cast<uint8_t>(provisional && kind == EventKind::Launch)};
   first_start_ = std::min(first_start_, start);
+  if (chart_steps_ && kind == EventKind::HostRange && !tracks_[track].device) chart_steps_->see(track, f, start, end);
   if (held_) {
     // The selection needs the trace's first start and its steps before anything is clipped.
     const Track& tr = tracks_[track];
@@ -151,9 +156,14 @@ void TraceBuilder::nest_host() {
       Profile& t = *track_trees_[track];
       t.add_column("cpu", "ns");
       t.add_column("calls", "count");
-      nester.emplace(NestTarget{&t, 0, 0, 1});
+      NestTarget target{&t, 0, 0, 1, {}};
+      if (chart_)
+        target.closed = [this, track](uint32_t event, int64_t s, int64_t end, NodeId node, bool outermost) {
+          chart_->host(event, track, s, end, node, outermost);  // node: in the track's tree until renumbered
+        };
+      nester.emplace(target);
     }
-    NodeId node = nester->place(e.start, e.end, e.frame, (e.flags & kPhantom) != 0);
+    NodeId node = nester->place(e.start, e.end, e.frame, (e.flags & kPhantom) != 0, 0, e.event);
     if (launch) launch_record(e, node);
   }
   if (nester) nester->finish();
@@ -217,6 +227,7 @@ Profile TraceBuilder::finish() {
   GroupNodes groups(p, tracks_, ranks, with_events, read_.group_by, build_.process_level_always);
   DeviceSide device(p, tracks_, groups, sel, read_, build_);
   graft_tracks(groups);
+  if (chart_) chart_->renumber_host_nodes(final_node_);
 
   // ---- device side: device work meets its launch (sort-merge on the correlation id) --------
   // A device op takes the first launch (by event id) of its rank with its correlation id from
@@ -272,11 +283,11 @@ Profile TraceBuilder::finish() {
       }
       if (chosen == SIZE_MAX) {
         ++counts.device_without_launch;
-        placed.push(Placed{d.order, d.start, d.end, d.event, d.track, d.frame, kNone, 0});
+        placed.push(Placed{d.order, d.start, d.end, d.event, d.track, d.frame, kNone, kNone, 0});
         continue;
       }
       used[chosen] = 1;
-      placed.push(Placed{d.order, d.start, d.end, d.event, d.track, d.frame, group[chosen].node, 1});
+      placed.push(Placed{d.order, d.start, d.end, d.event, d.track, d.frame, group[chosen].node, group[chosen].event, 1});
     }
     while (next_group()) {
     }
@@ -285,8 +296,15 @@ Profile TraceBuilder::finish() {
   launches_.reset();
   placed.finish();
   Placed op;
-  while (placed.next(op)) device.op(op.track, op.start, op.end, op.frame, op.has_launch != 0, op.launch_node);
+  while (placed.next(op)) {
+    NodeId node = device.op(op.track, op.start, op.end, op.frame, op.has_launch != 0, op.launch_node);
+    if (chart_ && node != kNone) chart_->device(op.event, op.track, op.start, op.end, node, op.has_launch ? op.launch_event : kNone);
+  }
   for (uint64_t i = 0; i < annotations_; ++i) device.annotation();
+  if (chart_) {
+    p.chart = chart_->finish(ranks, chart_steps_->take(), sel, read_);
+    chart_.reset();
+  }
   device.finish(next_event_, host_events_, counts, ranks.size());
   Profile out = std::move(profile_);
   return out;

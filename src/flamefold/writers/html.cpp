@@ -14,10 +14,32 @@
 //   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
 //   then optional sections to the end: varint tag, varint byte_count, bytes (PayloadSection);
 //   the page keeps them by tag and skips tags it does not know.
+//
+// Section 1, the flame chart (Profile::chart, include/flamefold/timeline/chart.h), written only
+// for traced inputs. "zigzag" = a signed varint ((v << 1) ^ (v >> 63)); "text" = varint byte
+// count + UTF-8; times are ns from `origin` (the trace's first event) unless said otherwise.
+//   varint version (1), zigzag origin (absolute ns), varint trace_end, varint trace_events,
+//   varint limit (--timeline-events), varint scope (0 all, 1 whole steps, 2 a window of time),
+//   zigzag first_step, zigzag last_step, varint window_start, varint window_end,
+//   varint flags (1: --steps narrowed the trace, 2: --window did)
+//   varint rank_count, rank_count x text
+//   varint lane_count, per lane: varint rank << 1 | device, zigzag pid, zigzag tid, text name, text process
+//   varint step_count, per step (by start): varint rank, zigzag number - previous number,
+//     zigzag start - previous start, varint end - start
+//   zigzag busy_start, varint bucket_ns, varint bucket_count, then bucket_count x varint host busy
+//     ns and bucket_count x varint device busy ns
+//   varint event_count, lane_count x varint events in that lane (events come lane by lane, by start)
+//   event_count x varint start - previous start in the lane (the lane's first: start)
+//   event_count x varint end - start
+//   event_count x zigzag node - previous event's node (nodes in the depth-first order above)
+//   event_count x varint launch: 0 = none in the chart, else 1 + zigzag(launch index - the
+//     previous launch index written, from 0)
+// About 5 B per event after compression: starts and nodes change little from event to event.
 // Frames are renumbered in name order and children are emitted in frame order, so the
 // viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
 #include "flamefold/utf8.h"
 #include "flamefold/json_text.h"
+#include "flamefold/timeline/chart.h"
 #include "flamefold/writers/html.h"
 
 #include <algorithm>
@@ -28,13 +50,9 @@
 #include <thread>
 #include <vector>
 
-#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#else
-#include <zlib.h>
-#endif
-
+#include "flamefold/compress.h"
 #include "flamefold/web_assets.h"
+#include "html_sections.h"
 
 namespace flamefold {
 
@@ -113,6 +131,9 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   if (o.negate) j += ",\"negate\":true";  // differential hues swapped
+  // --short-names / --merge-modules: the page turns its own switches on (it keeps full names).
+  if (o.names.short_names) j += ",\"short_names\":true";
+  if (o.names.merge_modules) j += ",\"merge_modules\":true";
   j += ",\"source_format\":";
   append_clean_json_string(j, p.source_format);
   j += ",\"default_column\":" + std::to_string(default_column);
@@ -261,12 +282,104 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
 enum class PayloadSection : uint64_t {
   kTimeline = 1,  // the time-ordered flame chart's events (issue 13)
   kSources = 2,   // source lines around frames' file:line (--source-root)
+  kDeviceOps = 3,  // per-kernel count, total, min, max: the kernels table (html_sections.h)
 };
 
-[[maybe_unused]] void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
+void put_section(std::string& payload, PayloadSection tag, std::string_view bytes) {
   put_varint(payload, static_cast<uint64_t>(tag));
   put_varint(payload, bytes.size());
   payload += bytes;
+}
+
+void put_zigzag(std::string& out, int64_t v) {
+  put_varint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
+
+void put_text(std::string& out, std::string_view raw) {
+  std::string s;
+  append_utf8(s, raw);
+  put_varint(out, s.size());
+  out += s;
+}
+
+// Section kTimeline (layout at the top of this file). position[node] = the node's depth-first index.
+std::string timeline_section(const TimelineChart& c, const std::vector<uint32_t>& position) {
+  const int64_t origin = c.trace_start;
+  // Relative times; none is before the origin (the trace's first event), except steps, whose
+  // events may have been left out by --categories.
+  auto rel = [&](int64_t t) { return static_cast<uint64_t>(t - origin); };
+  std::string out;
+  put_varint(out, 1);
+  put_zigzag(out, origin);
+  put_varint(out, rel(c.trace_end));
+  put_varint(out, c.trace_events);
+  put_varint(out, c.limit);
+  put_varint(out, static_cast<uint64_t>(c.scope));
+  put_zigzag(out, c.first_step);
+  put_zigzag(out, c.last_step);
+  put_varint(out, rel(c.window_start));
+  put_varint(out, rel(c.window_end));
+  put_varint(out, (c.steps_option ? 1 : 0) | (c.window_option ? 2 : 0));
+  put_varint(out, c.ranks.size());
+  for (const std::string& r : c.ranks) put_text(out, r);
+  put_varint(out, c.lanes.size());
+  for (const TimelineChart::Lane& l : c.lanes) {
+    put_varint(out, uint64_t(l.rank) << 1 | (l.device ? 1 : 0));
+    put_zigzag(out, l.pid);
+    put_zigzag(out, l.tid);
+    put_text(out, l.name);
+    put_text(out, l.process);
+  }
+  put_varint(out, c.steps.size());
+  int64_t number = 0, start = origin;
+  for (const TimelineChart::Step& s : c.steps) {
+    put_varint(out, s.rank);
+    put_zigzag(out, s.number - number);
+    put_zigzag(out, s.start - start);
+    put_varint(out, static_cast<uint64_t>(s.end - s.start));
+    number = s.number;
+    start = s.start;
+  }
+  put_zigzag(out, c.busy_start - origin);
+  put_varint(out, static_cast<uint64_t>(c.bucket_ns));
+  put_varint(out, c.host_busy.size());
+  for (int64_t v : c.host_busy) put_varint(out, static_cast<uint64_t>(v));
+  for (int64_t v : c.device_busy) put_varint(out, static_cast<uint64_t>(v));
+
+  const size_t n = c.events.size();
+  put_varint(out, n);
+  {
+    std::vector<uint64_t> per_lane(c.lanes.size(), 0);
+    for (const TimelineChart::Event& e : c.events) ++per_lane[e.lane];
+    for (uint64_t k : per_lane) put_varint(out, k);
+  }
+  out.reserve(out.size() + n * 10);
+  int64_t previous = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const TimelineChart::Event& e = c.events[i];
+    const int64_t s = e.start - origin;
+    if (i == 0 || c.events[i - 1].lane != e.lane) previous = 0;
+    put_varint(out, static_cast<uint64_t>(s - previous));
+    previous = s;
+  }
+  for (const TimelineChart::Event& e : c.events) put_varint(out, static_cast<uint64_t>(e.end - e.start));
+  int64_t node = 0;
+  for (const TimelineChart::Event& e : c.events) {
+    const int64_t v = e.node < position.size() ? position[e.node] : 0;
+    put_zigzag(out, v - node);
+    node = v;
+  }
+  int64_t launch = 0;
+  for (const TimelineChart::Event& e : c.events) {
+    if (e.launch == kNone) {
+      out.push_back(0);
+      continue;
+    }
+    const int64_t d = static_cast<int64_t>(e.launch) - launch;
+    put_varint(out, 1 + ((static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63)));
+    launch = e.launch;
+  }
+  return out;
 }
 
 std::string build_payload(const Profile& p, const WriteOptions& o) {
@@ -400,6 +513,15 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
       }
     }
   }
+  if (p.chart) {
+    std::vector<uint32_t> position(n, 0);
+    for (size_t k = 0; k < dfs.size(); ++k) position[dfs[k]] = static_cast<uint32_t>(k);
+    put_section(payload, PayloadSection::kTimeline, timeline_section(*p.chart, position));
+  }
+  if (!p.device_ops.empty()) put_section(payload, PayloadSection::kDeviceOps, html_sections::device_ops(p, rank, used));
+  if (!o.source_roots.empty())
+    put_section(payload, PayloadSection::kSources,
+                html_sections::sources(p, default_column, rank, used, o.source_roots));
   return payload;
 }
 
@@ -408,31 +530,7 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
 constexpr size_t kFastCompressionFrom = size_t(16) << 20;
 
 std::string gzip(const std::string& in) {
-  const int level = in.size() >= kFastCompressionFrom ? 1 : 6;
-#ifdef FLAMEFOLD_HAVE_LIBDEFLATE
-  libdeflate_compressor* c = libdeflate_alloc_compressor(level);
-  if (!c) throw std::runtime_error("out of memory compressing the HTML payload");
-  std::string out(libdeflate_gzip_compress_bound(c, in.size()), '\0');
-  size_t got = libdeflate_gzip_compress(c, in.data(), in.size(), out.data(), out.size());
-  libdeflate_free_compressor(c);
-  if (!got) throw std::runtime_error("could not compress the HTML payload");
-  out.resize(got);
-  return out;
-#else
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("could not compress the HTML payload");
-  std::string out(deflateBound(&z, in.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&z, Z_FINISH);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("could not compress the HTML payload");
-  out.resize(z.total_out);
-  return out;
-#endif
+  return gzip_compress(in, in.size() >= kFastCompressionFrom ? 1 : 6, "the HTML payload");
 }
 
 void append_base64(std::string& out, std::string_view in) {

@@ -34,7 +34,9 @@ Profile read_pstats(Input& input, const ReadOptions& options);
 
 // The statistics for pstats-shaped outputs: the file's own numbers when the single input is a
 // pstats file, otherwise derived from the call tree (the "cpu" column when there is one and
-// --weight does not say otherwise).
-CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& options);
+// --weight does not say otherwise). With name options (--short-names, --merge-modules) they
+// come from the call tree, renamed, for every input.
+CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& options,
+                          const NameOptions& names = {});
 
 }  // namespace flamefold

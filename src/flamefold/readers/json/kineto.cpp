@@ -5,6 +5,7 @@
 // run-time choice of build, and the multi-rank entry points.
 #include "flamefold/readers/json/kineto.h"
 
+#include <cpuid.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -271,11 +272,18 @@ std::atomic<bool> g_force_portable{false};
 }
 void set_kineto_portable_parser(bool portable) { g_force_portable = portable; }
 
+// LZCNT (CPUID 0x80000001, ECX bit 5) asked of the CPU directly: clang's
+// __builtin_cpu_supports does not know the name (the fuzzing and sanitizer builds use clang).
+bool cpu_has_lzcnt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5));
+}
+
 KinetoFileInfo read_kineto_into(Input& input, Timeline& tl, uint32_t rank_index) {
   // Every extension the AVX2 object is compiled with (CMakeLists.txt: flamefold_kineto_avx2).
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                            __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
-                           __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("popcnt");
+                           cpu_has_lzcnt() && __builtin_cpu_supports("popcnt");
   return avx2 && !g_force_portable ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
                                    : kineto_detail::parse_trace_portable(input, tl, rank_index);
 }

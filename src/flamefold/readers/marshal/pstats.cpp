@@ -10,6 +10,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/pipeline.h"
+#include "flamefold/readable_names.h"
 
 namespace flamefold {
 
@@ -248,7 +249,9 @@ CallStats parse_pstats(std::string_view bytes, const std::string& name) {
         !is_number(m[m.item(key, 1)].kind) || m[m.item(key, 2)].kind != Kind::Str)
       m.fail(k.pos, "not a pstats file: a function key is not a (file, line, name) tuple");
     std::string_view file = m.str(m.item(key, 0)), fname = m.str(m.item(key, 2));
-    uint32_t line = static_cast<uint32_t>(m[m.item(key, 1)].num);
+    // A line outside 0 .. 2^32-1 (or NaN) cannot be a source line: read as unknown (0).
+    double line_value = m[m.item(key, 1)].num;
+    uint32_t line = line_value >= 0 && line_value < 4294967296.0 ? static_cast<uint32_t>(line_value) : 0;
     std::string text(file);
     text.push_back('\0');
     text += std::to_string(line);
@@ -466,13 +469,14 @@ Profile read_pstats(Input& input, const ReadOptions&) {
   return p;
 }
 
-CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& o) {
-  if (paths.size() == 1) {
+CallStats read_call_stats(const std::vector<std::string>& paths, const ReadOptions& o, const NameOptions& names) {
+  if (paths.size() == 1 && !names.any()) {
     Input input = Input::open(paths[0]);
     Format f = o.format.empty() ? sniff_format(input.head(), paths[0]) : parse_format(o.format);
     if (f == Format::Pstats) return read_pstats_stats(input);
   }
   Profile p = read_profile(paths, o);
+  make_names_readable(p, names);
   int column;
   if (o.weight.empty() && p.column("cpu") >= 0)
     column = p.column("cpu");

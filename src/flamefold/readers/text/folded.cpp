@@ -113,6 +113,41 @@ std::string_view trim_end(std::string_view line) {
   return line;
 }
 
+// What the lines of a folded file carry besides frames, judged once from the head of the input
+// (so every worker of a parallel read agrees):
+//   CPython  "tid:N;file.py:func:line;..."    (CPython's sampling profiler): a thread level;
+//   Austin   "P<pid>;T<iid>:<tid>;file:func:line;..." (Austin 3): process and thread levels;
+//   PySpy    "process N:\"cmd\";thread (0x..);func (file:line);..." (py-spy --format raw with
+//            --subprocesses/--threads): process and thread levels.
+// In the CPython and Austin dialects "file:func:line" frames carry their file and line.
+// `comments`: the file starts with comment lines ('#' or '//': Austin's "# mode: wall" ...), so
+// such lines are metadata wherever they are (Austin writes more at the end), not stacks.
+struct Dialect {
+  enum Kind : uint8_t { Plain, CPython, Austin, PySpy } kind = Plain;
+  bool comments = false;
+  bool splits_source() const { return kind == CPython || kind == Austin; }
+};
+
+bool is_comment_line(std::string_view l) { return !l.empty() && (l[0] == '#' || (l[0] == '/' && l.size() > 1 && l[1] == '/')); }
+
+// Whether a frame at `index` of a line whose frames are `line` is a process or thread level.
+inline bool group_frame(Dialect::Kind kind, std::string_view t, size_t index, std::string_view line) {
+  switch (kind) {
+    case Dialect::Plain: return false;
+    case Dialect::CPython: return index == 0 && t.substr(0, 4) == "tid:";
+    case Dialect::Austin:
+      if (index == 0) return t.size() > 1 && t[0] == 'P' && is_digit(t[1]);
+      return index == 1 && t.size() > 1 && t[0] == 'T' && line.size() > 1 && line[0] == 'P' && is_digit(line[1]);
+    case Dialect::PySpy:
+      if (index == 0 && t.substr(0, 8) == "process ") return true;
+      return index < 2 && t.substr(0, 8) == "thread (" && (index == 0 || line.substr(0, 8) == "process ");
+  }
+  return false;
+}
+
+// Comment lines kept as the profile's facts (at most this many; more are only counted).
+constexpr size_t kKeptComments = 64;
+
 // The reader's frames: each distinct frame text once, numbered as first seen, one probe per
 // frame of a line. In CPython's dialect a "tid:" text at the start of a stack is a thread and
 // is kept apart from the same text further in; texts and the profile's frames then correspond
@@ -277,16 +312,16 @@ class FrameTable {
 // text stands for, in CPython's dialect "file.py:function:line" split into its parts.
 class FoldedFrames {
  public:
-  FoldedFrames(const FrameTable& table, bool cpython) : t_(table) {
-    if (!cpython) return;
+  FoldedFrames(const FrameTable& table, Dialect dialect) : t_(table), kind_(dialect.kind) {
+    if (!dialect.splits_source()) return;
     parts_.resize(t_.size());
     for (FrameId f = 0; f < t_.size(); ++f) parts_[f] = split(t_.text(f), t_.thread(f));
   }
   size_t size() const { return t_.size(); }
   // Whether the profile's frames can be appended without lookups (Symbols::append_distinct):
-  // outside CPython's dialect a frame is its text, so distinct frames have distinct names, and
+  // in the plain dialect a frame is its text, so distinct frames have distinct names, and
   // no file and no category.
-  bool distinct_names() const { return parts_.empty(); }
+  bool distinct_names() const { return parts_.empty() && kind_ == Dialect::Plain; }
   // Sibling order: name, then category ("" before "thread"), then file and line.
   bool less(FrameId a, FrameId b) const {
     if (parts_.empty()) {
@@ -310,8 +345,12 @@ class FoldedFrames {
     return stack_table::name_key(parts_.empty() ? t : t.substr(parts_[f].name_begin, parts_[f].name_len));
   }
   Symbols::FrameText text(FrameId f) const {
-    std::string_view category = t_.thread(f) ? category::kThread : category::kNone;
     std::string_view text = t_.text(f);
+    std::string_view category = !t_.thread(f) ? category::kNone
+                                : (kind_ == Dialect::Austin && text.substr(0, 1) == "P") ||
+                                          (kind_ == Dialect::PySpy && text.substr(0, 8) == "process ")
+                                      ? category::kProcess
+                                      : category::kThread;
     if (parts_.empty())  // the text is the name: its hash is known, unless a thread's
       return Symbols::FrameText{text, {}, 0, category, t_.thread(f) ? 0 : t_.hash(f), true};
     const Parts& p = parts_[f];
@@ -337,7 +376,8 @@ class FoldedFrames {
     return Parts{static_cast<uint32_t>(c1 + 1), static_cast<uint32_t>(c2 - c1 - 1), static_cast<uint32_t>(c1), ln};
   }
   const FrameTable& t_;
-  std::vector<Parts> parts_;  // CPython's dialect only
+  Dialect::Kind kind_;
+  std::vector<Parts> parts_;  // CPython's and Austin's dialects only
 };
 
 // Cuts stack lines into a count and frames, telling the leading frames a line shares with the
@@ -352,7 +392,7 @@ class LineCutter {
   };
 
   // `alone`: every line on its own (no repeats, nothing kept from the line before).
-  explicit LineCutter(bool cpython, bool alone = false) : cpython_(cpython), alone_(alone) {}
+  explicit LineCutter(Dialect dialect, bool alone = false) : dialect_(dialect), alone_(alone) {}
 
   // False for a blank line and for a line without a count (counted as bad). Otherwise sets
   // count and either `repeat` (the same stack as the line before) or `keep` (how many frames
@@ -362,6 +402,11 @@ class LineCutter {
     ++job_lines;
     l = trim_end(l);
     if (l.empty()) return false;
+    if (dialect_.comments && is_comment_line(l)) {
+      if (comments.size() < kKeptComments) comments.emplace_back(l);
+      ++comment_lines;
+      return false;
+    }
     size_t count_at;
     if (!split_count(l, count_at, count)) {
       if (!job_first_bad) job_first_bad = job_lines;
@@ -394,8 +439,8 @@ class LineCutter {
     while (pos <= frames.size() && !frames.empty()) {
       size_t semi = find_semicolon(frames, pos);
       std::string_view text = frames.substr(pos, semi - pos);
-      // CPython's dialect: "tid:N" at the start of a stack is a thread.
-      bool thread = cpython_ && keep == 0 && fresh_.empty() && text.substr(0, 4) == "tid:";
+      // Dialects: a process or thread level at the start of a stack.
+      bool thread = dialect_.kind != Dialect::Plain && group_frame(dialect_.kind, text, keep + fresh_.size(), frames);
       fresh_.push_back(Fresh{pos, semi, FrameTable::hash_of(text, thread), thread});
       ends_.push_back(semi);
       pos = semi + 1;
@@ -423,10 +468,12 @@ class LineCutter {
   bool repeat = false, out_of_order = false;
   size_t keep = 0;
   uint64_t job_lines = 0, job_first_bad = 0;  // line numbers from the job's start
-  uint64_t stacks = 0, bad = 0, differential = 0;
+  uint64_t stacks = 0, bad = 0, differential = 0, comment_lines = 0;
+  std::vector<std::string> comments;  // the first kKeptComments comment lines
 
  private:
-  const bool cpython_, alone_;
+  const Dialect dialect_;
+  const bool alone_;
   bool have_prev_ = false;
   std::string_view prev_;  // the frames of the line before (in the job's text, or prev_owned_)
   std::string prev_owned_;
@@ -440,7 +487,7 @@ class LineCutter {
 // sorted, the stacks go into a call tree (stack_table::Trie) instead.
 class FoldedReader {
  public:
-  explicit FoldedReader(bool cpython) : cpython(cpython), cut_(cpython) {}
+  explicit FoldedReader(Dialect dialect) : dialect(dialect), cut_(dialect) {}
 
   // Whole lines of the input (a job); line numbers in job_* count from the job's start.
   void feed(std::string_view text) {
@@ -483,12 +530,15 @@ class FoldedReader {
     cut_.stacks += other.cut_.stacks;
     cut_.bad += other.cut_.bad;
     cut_.differential += other.cut_.differential;
+    cut_.comment_lines += other.cut_.comment_lines;
+    for (std::string& c : other.cut_.comments)
+      if (cut_.comments.size() < kKeptComments) cut_.comments.push_back(std::move(c));
   }
 
   void build(Profile& p) {
     frames_.drop_index();
     frames_.give_texts(p.symbols.strings);  // the profile's names are these texts (or parts of them)
-    FoldedFrames frames(frames_, cpython);
+    FoldedFrames frames(frames_, dialect);
     if (sorted_)
       stack_table::build_profile(frames, list_, p);
     else
@@ -498,8 +548,10 @@ class FoldedReader {
   uint64_t stacks() const { return cut_.stacks; }
   uint64_t bad() const { return cut_.bad; }
   uint64_t differential() const { return cut_.differential; }
+  uint64_t comment_lines() const { return cut_.comment_lines; }
+  std::vector<std::string>& comments() { return cut_.comments; }
 
-  const bool cpython;
+  const Dialect dialect;
   uint64_t lines = 0;
   uint64_t job_lines = 0, job_first_bad = 0;  // of the last feed()
 
@@ -572,7 +624,8 @@ struct CutJob {
   };
   std::vector<Line> lines;
   std::vector<Frame> frames;
-  uint64_t lines_read = 0, first_bad = 0, stacks = 0, bad = 0, differential = 0;
+  uint64_t lines_read = 0, first_bad = 0, stacks = 0, bad = 0, differential = 0, comment_lines = 0;
+  std::vector<std::string> comments;
 
   // A line without frames after a line whose first frame is empty ("" in ";a") has always been
   // read as that one empty frame: LineCutter, finding the frames a line shares with the line
@@ -584,10 +637,10 @@ struct CutJob {
   }
 
   // `alone`: each line's frames all in `frames` (keep 0, no repeats).
-  void cut(std::string_view text, bool cpython, bool alone) {
+  void cut(std::string_view text, Dialect dialect, bool alone) {
     lines.clear();
     frames.clear();
-    LineCutter c(cpython, alone);  // a line has no line before at a job's start
+    LineCutter c(dialect, alone);  // a line has no line before at a job's start
     std::vector<uint64_t> prefix;  // per frame of the line before
     const char* at = text.data();
     const char* end = at + text.size();
@@ -616,6 +669,8 @@ struct CutJob {
     stacks = c.stacks;
     bad = c.bad;
     differential = c.differential;
+    comment_lines = c.comment_lines;
+    comments = std::move(c.comments);
   }
 };
 
@@ -888,12 +943,17 @@ bool looks_like_folded(std::string_view head) {
   size_t pos = 0;
   size_t at;
   double count;
+  bool comments = false;  // the file starts with comment lines (Austin's metadata): they are not stacks
+  bool top = true;
   while (pos < head.size() && good + bad < 20) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) break;  // the last line may be cut off by the head window
     std::string_view line = trim_end(head.substr(pos, nl - pos));
     pos = nl + 1;
     if (line.empty()) continue;
+    if (top && is_comment_line(line)) comments = true;
+    top = false;
+    if (comments && is_comment_line(line)) continue;
     if (line[0] == '\t' || line[0] == '#') {
       ++bad;
       continue;
@@ -916,26 +976,47 @@ bool looks_like_folded(std::string_view head) {
 
 namespace {
 
-// Whether the first stack line starts with CPython's "tid:N" thread frame (seed 004's dialect):
+// The dialect, from the first stack line of the head (and whether comment lines come first):
 // decided once from the head of the input, so every worker of a parallel read agrees.
-bool starts_with_thread_frame(std::string_view head) {
+Dialect detect_dialect(std::string_view head) {
   std::string decoded;
   head = head_as_utf8(head, decoded);
+  Dialect d;
   size_t pos = 0, at;
   double count;
+  bool first = true;
+  std::string_view stack;
   while (pos < head.size()) {
     size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos) break;
     std::string_view line = trim_end(head.substr(pos, nl - pos));
     pos = nl + 1;
-    if (!line.empty() && split_count(line, at, count)) return line.substr(0, 4) == "tid:";
+    if (line.empty()) continue;
+    if (first && is_comment_line(line)) d.comments = true;
+    first = false;
+    if (d.comments && is_comment_line(line)) continue;
+    if (split_count(line, at, count)) {
+      stack = line;
+      break;
+    }
   }
-  return head.substr(pos, 4) == "tid:";  // one line longer than the head
+  if (stack.empty()) stack = head.substr(pos);  // one line longer than the head
+  if (stack.substr(0, 4) == "tid:") {
+    d.kind = Dialect::CPython;
+  } else if (stack.size() > 1 && stack[0] == 'P' && is_digit(stack[1])) {
+    size_t semi = stack.find(';');
+    if (semi != std::string_view::npos && stack.substr(semi + 1, 1) == "T") d.kind = Dialect::Austin;
+  } else if (stack.substr(0, 8) == "process " || stack.substr(0, 8) == "thread (") {
+    size_t i = stack[0] == 'p' ? 8 : 0;
+    while (i < stack.size() && is_digit(stack[i])) ++i;
+    if (stack[0] == 't' || (i > 8 && stack.substr(i, 1) == ":")) d.kind = Dialect::PySpy;
+  }
+  return d;
 }
 
 // Whether the whole lines of the head come in byte order, as stackcollapse-* writes them:
 // then workers split the input (read_sorted); otherwise it goes into one tree (read_unsorted).
-bool head_is_sorted(std::string_view head) {
+bool head_is_sorted(std::string_view head, Dialect dialect) {
   std::string_view prev;
   size_t pos = 0, lines = 0;
   while (pos < head.size()) {
@@ -943,7 +1024,7 @@ bool head_is_sorted(std::string_view head) {
     if (nl == std::string_view::npos) break;
     std::string_view line = trim_end(head.substr(pos, nl - pos));
     pos = nl + 1;
-    if (line.empty()) continue;
+    if (line.empty() || (dialect.comments && is_comment_line(line))) continue;
     if (++lines > 1 && line < prev) return false;
     prev = line;
   }
@@ -956,7 +1037,8 @@ namespace {
 
 // What reading an input gave, however it was read.
 struct ReadCounts {
-  uint64_t stacks = 0, bad = 0, differential = 0, first_bad = 0;
+  uint64_t stacks = 0, bad = 0, differential = 0, first_bad = 0, comment_lines = 0;
+  std::vector<std::string> comments;
 };
 
 // Numbers the first bad line across jobs: (lines, first bad line) per job, in input order.
@@ -973,9 +1055,9 @@ uint64_t first_bad_line(const std::vector<JobLines>& jobs) {
 }
 
 // A sorted input (judged by its head): FoldedReaders, one per worker, over line-aligned jobs.
-ReadCounts read_sorted(TextSource& src, Progress& progress, unsigned workers, bool cpython, Profile& p) {
+ReadCounts read_sorted(TextSource& src, Progress& progress, unsigned workers, Dialect dialect, Profile& p) {
   std::vector<std::unique_ptr<FoldedReader>> readers;
-  for (unsigned w = 0; w < workers; ++w) readers.push_back(std::make_unique<FoldedReader>(cpython));
+  for (unsigned w = 0; w < workers; ++w) readers.push_back(std::make_unique<FoldedReader>(dialect));
   std::vector<JobLines> jobs;
   std::mutex jobs_mu;
   auto feed = [&](unsigned w, std::string_view text, size_t job) {
@@ -999,14 +1081,15 @@ ReadCounts read_sorted(TextSource& src, Progress& progress, unsigned workers, bo
   for (size_t w = 1; w < readers.size(); ++w) reader.absorb(*readers[w]);
   readers.resize(1);
   reader.build(p);
-  return ReadCounts{reader.stacks(), reader.bad(), reader.differential(), first_bad_line(jobs)};
+  return ReadCounts{reader.stacks(), reader.bad(),           reader.differential(), first_bad_line(jobs),
+                    reader.comment_lines(), std::move(reader.comments())};
 }
 
 // An unsorted input: jobs are cut (CutJob), and their lines go into one call tree (NodeTable)
 // in input order. With threads, the reading thread cuts jobs ahead while another thread builds
 // the tree, which cuts the next job itself when it would otherwise wait for it: the result is
 // the same as on one thread.
-ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool threads, bool cpython, Profile& p) {
+ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool threads, Dialect dialect, Profile& p) {
   // A plain file is mapped: jobs are pieces of the mapping, and frame texts stay where they are
   // (the profile keeps the mapping), instead of copies of both in memory of our own.
   std::string_view mapped;
@@ -1047,13 +1130,16 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     counts.stacks += c.stacks;
     counts.bad += c.bad;
     counts.differential += c.differential;
+    counts.comment_lines += c.comment_lines;
+    for (const std::string& line : c.comments)
+      if (counts.comments.size() < kKeptComments) counts.comments.push_back(line);
     jobs.push_back(JobLines{c.lines_read, c.first_bad});
   };
   if (!threads) {
     CutJob cut;
     std::string_view chunk;
     while (next(chunk)) {
-      cut.cut(chunk, cpython, alone);
+      cut.cut(chunk, dialect, alone);
       tree.add(cut, chunk);
       expect(chunk.size());
       done(cut);
@@ -1087,7 +1173,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       j->state = 1;
       lock.unlock();
       try {
-        if (!stop) j->cut.cut(j->text, cpython, alone);
+        if (!stop) j->cut.cut(j->text, dialect, alone);
       } catch (...) {
         lock.lock();
         fail();
@@ -1174,7 +1260,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   frames.drop_index();
   frames.give_texts(p.symbols.strings);  // the profile's names are these texts (or parts of them)
   if (!mapped.empty()) p.symbols.strings.adopt(input.keep_whole());
-  FoldedFrames names(frames, cpython);
+  FoldedFrames names(frames, dialect);
   stack_table::write_tree(names, tree, p);
   };
   if (mapped.empty()) {
@@ -1191,6 +1277,27 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
 
 namespace {
 
+// Comment lines as the profile's facts: "# key: value" as key and value, others as comments.
+// Austin's "# mode:" says what its counts are: microseconds of wall or CPU time, or bytes.
+void keep_comments(const ReadCounts& counts, Profile& p) {
+  for (const std::string& c : counts.comments) {
+    std::string_view t = c;
+    t.remove_prefix(t[0] == '#' ? 1 : 2);
+    while (!t.empty() && is_space(t.front())) t.remove_prefix(1);
+    size_t colon = t.find(": ");
+    bool keyed = colon != std::string_view::npos && colon > 0 && t.substr(0, colon).find(' ') == std::string_view::npos;
+    std::string key = keyed ? std::string(t.substr(0, colon)) : "comment";
+    std::string value(keyed ? trim_end(t.substr(colon + 2)) : t);
+    if (keyed && key == "mode" && !p.columns.empty()) {
+      if (value == "wall" || value == "cpu") p.columns[0].unit = "us";
+      else if (value == "memory") p.columns[0].unit = "bytes";
+    }
+    p.facts.emplace_back(std::move(key), std::move(value));
+  }
+  if (counts.comment_lines > counts.comments.size())
+    p.facts.emplace_back("comment lines", std::to_string(counts.comment_lines));
+}
+
 // Whether most stack lines of the head carry two counts (difffolded.pl's `stack before after`).
 bool head_is_differential(std::string_view head) {
   std::string decoded;
@@ -1202,7 +1309,7 @@ bool head_is_differential(std::string_view head) {
     if (nl == std::string_view::npos) break;
     std::string_view line = trim_end(head.substr(pos, nl - pos));
     pos = nl + 1;
-    if (line.empty() || !split_count(line, at, count)) continue;
+    if (line.empty() || is_comment_line(line) || !split_count(line, at, count)) continue;
     if (split_count(line.substr(0, at - 1), at, count)) ++two;
     else ++one;
   }
@@ -1225,7 +1332,7 @@ Profile read_differential_folded(Input& input, const ReadOptions& options) {
       std::string_view line = trim_end(chunk.substr(pos, nl - pos));
       pos = nl + 1;
       ++lines;
-      if (line.empty()) continue;
+      if (line.empty() || is_comment_line(line)) continue;
       size_t second_at, first_at;
       double count;
       if (!split_count(line, second_at, count)) {
@@ -1272,7 +1379,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   p.inputs.push_back(input.path());
   // The tree's arrays are built in one go: page faults would be a third of the time.
   heap_prefer_huge_pages_for_input(input.size_on_disk());
-  const bool cpython = starts_with_thread_frame(input.head());
+  const Dialect dialect = detect_dialect(input.head());
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
 
@@ -1285,9 +1392,12 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   // Sorted input (stackcollapse-* output) is split between workers, whose few distinct frames
   // and listed stacks merge cheaply. Unsorted input (samplers' output) goes into one tree as it
   // comes: merging per-worker tables of many distinct frames cost what the second thread saved.
-  ReadCounts counts = head_is_sorted(input.head()) ? read_sorted(src, progress, workers, cpython, p)
-                                                   : read_unsorted(input, src, progress, workers > 1, cpython, p);
-  if (cpython) p.source_format = "folded (CPython sampling profiler)";
+  ReadCounts counts = head_is_sorted(input.head(), dialect) ? read_sorted(src, progress, workers, dialect, p)
+                                                            : read_unsorted(input, src, progress, workers > 1, dialect, p);
+  if (dialect.kind == Dialect::CPython) p.source_format = "folded (CPython sampling profiler)";
+  if (dialect.kind == Dialect::Austin) p.source_format = "folded (Austin)";
+  if (dialect.kind == Dialect::PySpy) p.source_format = "folded (py-spy)";
+  keep_comments(counts, p);
   if (src.encoding() != TextEncoding::Utf8)
     p.facts.emplace_back("encoding", src.encoding() == TextEncoding::Utf16LE ? "UTF-16 LE" : "UTF-16 BE");
   p.facts.emplace_back("stack lines", std::to_string(counts.stacks));
