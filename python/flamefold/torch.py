@@ -48,6 +48,9 @@ def trace_handler(dir_name: str, worker_name: Optional[str] = None, formats: Seq
     the trace is kept: profiling never stops the program.
     """
     formats = tuple(f.lstrip(".") for f in formats)
+    if any(f in ("html", "htm") for f in formats):
+        # The page's flame chart view, as `flamefold flamegraph -o x.html` keeps it.
+        load_options.setdefault("timeline_events", 1_000_000)
     calls = 0
 
     def handler(prof: Any) -> None:

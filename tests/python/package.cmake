@@ -16,5 +16,9 @@ foreach(test_file IN LISTS PACKAGE_TESTS)
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/python/package)
   set_tests_properties(python.package.${name} PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 900
-    ENVIRONMENT "PYTHONPATH=${FLAMEFOLD_PYTHON_PATH};FLAMEFOLD_BINARY=$<TARGET_FILE:flamefold>;FLAMEFOLD_SHARED_DIR=${CMAKE_SOURCE_DIR}/../shared;FLAMEFOLD_TEST_TMP=${CMAKE_BINARY_DIR}/test-tmp/python.package.${name};FLAMEFOLD_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHONDONTWRITEBYTECODE=1")
+    ENVIRONMENT "PYTHONPATH=${FLAMEFOLD_PYTHON_PATH};FLAMEFOLD_BINARY=$<TARGET_FILE:flamefold>;FLAMEFOLD_SHARED_DIR=${CMAKE_SOURCE_DIR}/../shared;FLAMEFOLD_TEST_TMP=${CMAKE_BINARY_DIR}/test-tmp/python.package.${name};FLAMEFOLD_SOURCE_DIR=${CMAKE_SOURCE_DIR};FLAMEFOLD_BUILD_DIR=${CMAKE_BINARY_DIR};PYTHONDONTWRITEBYTECODE=1")
+  if(name STREQUAL "install")
+    # pip runs CMake on this build tree (nothing to rebuild): alone, not beside other tests.
+    set_tests_properties(python.package.${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
 endforeach()
