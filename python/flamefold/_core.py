@@ -94,11 +94,12 @@ def _is_paths(source: Any) -> bool:
 
 # Content the extension reads from files only (databases), or decodes while reading a file
 # (gzip, zstd): such bytes go through a temporary file.
-_FILE_ONLY_MAGIC = (b"SQLite format 3\x00", b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
+# Bundles (zip, tar) are unpacked from files too.
+_FILE_ONLY_MAGIC = (b"SQLite format 3\x00", b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"PK\x03\x04")
 
 
 def _read_bytes(data: bytes, name: str, options: Dict[str, Any]) -> "_native.Profile":
-    if not data.startswith(_FILE_ONLY_MAGIC):
+    if not data.startswith(_FILE_ONLY_MAGIC) and data[257:262] != b"ustar":
         return _native.read_bytes(data, name, options)
     fd, path = tempfile.mkstemp(prefix="flamefold-", suffix=".input")
     try:
@@ -142,7 +143,9 @@ def load(source: Source, *,
 
     Options (the CLI's read options, ``--group-by`` as ``group_by=`` and so on):
 
-    format           input format: folded, perf, kineto, nsys, ascend, pstats (default: sniffed)
+    format           input format: folded, perf, kineto, nsys, ascend, pstats, speedscope,
+                     cpuprofile, gecko, pprof, dtrace, sample, xctrace, vtune, vsprof, ghcprof,
+                     bpftrace, go, jstack, stap (default: sniffed from the content)
     weight           the profile's default weight: samples, cpu, gpu, npu, kernels, calls
                      (default: the input's); ``top``, ``write`` and ``to_folded`` use it
     steps            traces: only these ProfilerStep#N ranges: 3, "3-5", "3,5,7-9"

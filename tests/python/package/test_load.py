@@ -5,6 +5,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -122,3 +123,25 @@ def test_the_gil_is_released_while_reading():
             child.kill()
     assert child.returncode == 0, err
     assert float(out) == 110
+
+
+def test_bundles_and_databases_as_bytes(tmp, flamefold_cli):
+    import tarfile
+    import zipfile
+    a, b = write_kineto(tmp / "rank0.json", rank=0), write_kineto(tmp / "rank1.json", rank=1)
+    with zipfile.ZipFile(tmp / "ranks.zip", "w") as z:
+        z.write(a, "rank0.json")
+        z.write(b, "rank1.json")
+    with tarfile.open(tmp / "ranks.tar", "w") as t:
+        t.add(a, "rank0.json")
+        t.add(b, "rank1.json")
+    want = flamefold_cli("collapse", tmp / "ranks.zip").stdout
+    assert flamefold.load((tmp / "ranks.zip").read_bytes()).to_folded() == want
+    assert flamefold.load((tmp / "ranks.tar").read_bytes()).to_folded() == flamefold_cli("collapse", tmp / "ranks.tar").stdout
+    def ours():
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("flamefold-") and n.endswith(".input")}
+    before = ours()
+    with pytest.raises(flamefold.InputError) as e:
+        flamefold.load(gzip.compress(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": '))
+    assert str(e.value).startswith("<bytes>:")  # not the temporary file's name
+    assert ours() <= before  # nothing left behind
