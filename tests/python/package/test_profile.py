@@ -140,3 +140,19 @@ def test_kernels_and_repr(trace):
     assert {r["name"] for r in k} == {"sm80_gemm_0", "sm80_gemm_1"}
     assert sum(r["total_ns"] for r in k) == p.total("gpu")
     assert "kineto" in repr(p) and "gpu (ns)" in repr(p)
+
+
+def test_without_numpy_arrays_are_memoryviews(trace):
+    import subprocess
+    import sys
+    script = ("import sys; sys.modules['numpy'] = None\n"
+              "import flamefold\n"
+              "p = flamefold.load(sys.argv[1])\n"
+              "t = p.tree\n"
+              "assert isinstance(t['cpu'], memoryview) and t['cpu'].readonly and t['cpu'].format == 'd'\n"
+              "assert t['parent'].format == 'I' and len(t['parent']) == p.node_count\n"
+              "assert sum(t['cpu']) == p.total('cpu')\n"
+              "assert list(p.frames['line'])[:1] == [0]\n"
+              "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script, trace], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
