@@ -17,22 +17,33 @@ profile's own compact binary form (``Profile.to_bytes``: zstd-compressed), and m
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Sequence
+import warnings
+from typing import Any, List, Optional, Sequence, Tuple
 
 from ._core import PathLike, Profile, load, merge
-from ._errors import UsageError
+from ._errors import InputWarning, UsageError
 
 __all__ = ["load_many"]
 
 
-def _partial(path: str, label_by: str, load_options: dict) -> bytes:
+# A partial: the encoded profile and the oddities counted while reading its files, as
+# (path, what, count), which a merged profile no longer carries.
+Partial = Tuple[bytes, List[Tuple[str, str, int]]]
+
+
+def _partial(path: str, label_by: str, load_options: dict) -> Partial:
     # On a worker: one file, under its level, as bytes (the profile itself is freed on return).
-    return merge([load(path, **load_options)], label_by=label_by).to_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)  # reported by the caller, from the counters
+        one = load(path, **load_options)
+    counted = [(path, what, count) for what, count in one.counters.items()]
+    return merge([one], label_by=label_by).to_bytes(), counted
 
 
-def _combine(*parts: bytes) -> bytes:
+def _combine(*parts: Partial) -> Partial:
     # On a worker: partial merges into one; their levels are already there.
-    return merge([Profile.from_bytes(p, "<partial profile>") for p in parts], label_by="none").to_bytes()
+    merged = merge([Profile.from_bytes(data, "<partial profile>") for data, _ in parts], label_by="none")
+    return merged.to_bytes(), [c for _, counted in parts for c in counted]
 
 
 def load_many(paths: Sequence[PathLike], client: Any = None, *, label_by: str = "file",
@@ -44,7 +55,9 @@ def load_many(paths: Sequence[PathLike], client: Any = None, *, label_by: str = 
     ``flamefold.load``'s (``steps``, ``thread``, ``group_by`` ...), applied on the workers;
     ``weight`` chooses the merged profile's default weight. Partial profiles are merged on the
     workers ``fan_in`` at a time until ``fan_in`` or fewer are left, which the caller merges.
-    A file a worker cannot read raises its ``flamefold.InputError`` here."""
+    A file a worker cannot read raises its ``flamefold.InputError`` here; what the readers
+    counted (a cut-off trace ...) comes back as ``InputWarning``s naming the file, as
+    ``flamefold merge`` prints them."""
     from dask.distributed import default_client  # python3-distributed; imported only when used
 
     paths = [os.fspath(p) for p in paths]
@@ -61,4 +74,7 @@ def load_many(paths: Sequence[PathLike], client: Any = None, *, label_by: str = 
     while len(level) > fan_in:
         level = [client.submit(_combine, *level[i:i + fan_in], pure=False) for i in range(0, len(level), fan_in)]
     parts = client.gather(level)
-    return merge([Profile.from_bytes(p, "<partial profile>") for p in parts], label_by="none", weight=weight)
+    for _, counted in parts:
+        for path, what, count in counted:
+            warnings.warn("%s: %s: %d" % (path, what, count), InputWarning, stacklevel=2)
+    return merge([Profile.from_bytes(data, "<partial profile>") for data, _ in parts], label_by="none", weight=weight)

@@ -54,3 +54,14 @@ def test_a_bad_file_raises_its_input_error(client, ranks, tmp):
     assert e.value.file == str(bad) and str(e.value).startswith(str(bad) + ":")
     with pytest.raises(flamefold.UsageError):
         load_many([], client=client)
+
+
+def test_what_the_readers_counted_comes_back_as_warnings(client, ranks, tmp):
+    cut = tmp / "rank42.json"
+    text = open(ranks[0]).read()
+    cut.write_text(text[:text.rindex("]")])  # the events array without its closing ']'
+    with pytest.warns(flamefold.InputWarning, match="rank42.json: .*cut-off trace.*: 1"):
+        p = load_many(ranks[:2] + [str(cut)], client=client)
+    with pytest.warns(flamefold.InputWarning):
+        want = flamefold.merge([flamefold.load(r) for r in ranks[:2] + [str(cut)]])
+    assert p.to_bytes() == want.to_bytes()
