@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import sqlite3
 import sys
 
@@ -23,12 +24,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 rnd = random.Random(13)
 
 
-def put(target, name, data):
+def put(target, name, data, sniffed=None):
     d = OUT / target
     d.mkdir(parents=True, exist_ok=True)
     (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
-    # Every seed also seeds the target that has to sniff the format.
+    # Every seed also seeds the target that has to sniff the format (`sniffed`: the file itself,
+    # when the seed carries a selector byte).
     if target not in ('sniffed', 'gpu_cpu_merge', 'sqlite_pages'):
+        data = data if sniffed is None else sniffed
         (OUT / 'sniffed').mkdir(parents=True, exist_ok=True)
         (OUT / 'sniffed' / (target + '-' + name)).write_bytes(data if isinstance(data, bytes) else data.encode())
 
@@ -288,6 +291,59 @@ prof.disable()
 prof.dump_stats(str(OUT / 'tmp.prof'))
 put('pstats', 'cprofile.prof', (OUT / 'tmp.prof').read_bytes())
 (OUT / 'tmp.prof').unlink()
+
+# ------------------------------------------------------------------ the stack formats other tools collapse
+# The inputs of the parity tests (tests/stack_fixtures.h: {"name", Format::X, perl, inferno,
+# R"FIX(input)FIX", R"FIX(expected)FIX"}); the first byte picks the reader (targets.h, kStackFormats).
+STACK_FORMATS = ['Dtrace', 'Stap', 'Sample', 'Xctrace', 'Vtune', 'Vsprof', 'Ghcprof', 'Bpftrace', 'GoPprofText', 'Jstack']
+fixtures = (ROOT / 'tests' / 'stack_fixtures.h').read_text()
+for m in re.finditer(r'\{"([^"]+)", flamefold::Format::(\w+),[^{]*?R"FIX\((.*?)\)FIX"', fixtures, re.S):
+    name, fmt, text = m.groups()
+    put('stacks', name, bytes([STACK_FORMATS.index(fmt)]) + text.encode(), sniffed=text)
+
+
+# ------------------------------------------------------------------ pprof (profile.proto, by hand)
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number, value):  # a varint (int) or length-delimited (bytes) field
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+def packed(number, values):
+    return field(number, b''.join(varint(v) for v in values))
+
+
+strings = ['', 'samples', 'count', 'cpu', 'nanoseconds', 'main', 'run', 'compute', 'app.go', 'thread', 'worker', '/bin/app']
+profile = b''.join(field(1, field(1, 1) + field(2, 2)) for _ in range(1))  # sample_type samples/count
+profile += field(1, field(1, 3) + field(2, 4))  # cpu/nanoseconds
+for loc_ids, values, label in (([3, 2, 1], [4, 4000], None), ([2, 1], [1, 1000], (9, 10)), ([4, 1], [2, 250], None), ([5, 1], [1, 50], None)):
+    s = packed(1, loc_ids) + packed(2, values)
+    if label:
+        s += field(3, field(1, label[0]) + field(2, label[1]))  # a string label: thread=worker
+    profile += field(2, s)
+profile += field(3, field(1, 1) + field(2, 0x400000) + field(3, 0x500000) + field(5, 11) + field(7, 1))  # mapping
+for fid, name in ((1, 5), (2, 6), (3, 7)):
+    profile += field(5, field(1, fid) + field(2, name) + field(4, 8) + field(5, fid * 10))
+for lid, fid in ((1, 1), (2, 2), (3, 3)):
+    profile += field(4, field(1, lid) + field(2, 1) + field(3, 0x400000 + lid * 16) + field(4, field(1, fid) + field(2, fid * 10 + 1)))
+profile += field(4, field(1, 4) + field(2, 1) + field(3, 0x400123))  # no lines: module+0xoffset
+profile += field(4, field(1, 5) + field(4, field(1, 3) + field(2, 31)) + field(4, field(1, 2) + field(2, 21)))  # inlined
+for s_ in strings:
+    profile += field(6, s_.encode())
+profile += field(9, 1700000000000000000) + field(10, 1000000000) + field(11, field(1, 3) + field(2, 4)) + field(12, 10000000)
+profile += field(14, 3)  # default_sample_type = cpu
+put('pprof', 'profile.pb', profile)
+put('pprof', 'profile.pb.gz', gzip.compress(profile, mtime=0))
 
 # ------------------------------------------------------------------ merge-gpu: first byte = where the cut falls
 cpu = ('1000000 python 100 100 0 _start;__libc_start_main;main;train;cudaLaunchKernel\n'

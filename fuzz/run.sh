@@ -15,7 +15,7 @@ ROOT=$PWD
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/build-fuzz}
 JOBS=${JOBS:-$(nproc)}
-ALL=(folded perf kineto nsys ascend pstats speedscope cpuprofile gecko sniffed gpu_cpu_merge sqlite_pages)
+ALL=(folded perf kineto nsys ascend pstats speedscope cpuprofile gecko pprof stacks sniffed gpu_cpu_merge sqlite_pages)
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=("${ALL[@]}")
 
@@ -36,7 +36,7 @@ fi
 # The dictionary of each target's format (libFuzzer inserts its tokens as mutations).
 dict_of() {
   case $1 in
-    folded) echo fuzz/dict/folded.dict ;;
+    folded | stacks) echo fuzz/dict/folded.dict ;;
     perf) echo fuzz/dict/perf.dict ;;
     kineto | gpu_cpu_merge | speedscope | cpuprofile | gecko) echo fuzz/dict/json.dict ;;
     nsys | ascend | sqlite_pages) echo fuzz/dict/sqlite.dict ;;

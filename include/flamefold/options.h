@@ -20,9 +20,21 @@ struct PerfOptions {
   std::string event_filter;  // only samples of this event; default: the first event seen
 };
 
+// The switches of the other collapsers (stackcollapse-*.pl, inferno-collapse-*), off by default
+// as theirs are.
+struct CollapseOptions {
+  bool include_offset = false;  // dtrace --includeoffset: keep function offsets (but the leaf's)
+  bool no_modules = false;      // sample, vtune --no-modules: function names without their module
+  std::string ghc_source;       // ghcprof: "" or "time" (%time), "ticks", "bytes" (--ticks, --bytes)
+  bool include_tid = false;     // jstack --include-tid: thread names keep their "-N"
+  bool no_thread_name = false;  // jstack --no-include-tname: no thread frame
+  bool shorten_pkgs = false;    // jstack --shorten-pkgs: com.example.Foo.bar -> c.e.Foo.bar
+};
+
 struct ReadOptions {
   std::string format;  // empty = sniff from content
   PerfOptions perf;
+  CollapseOptions collapse;
   // Which weight the writers use: "" = the reader's default; "samples", "cpu", "gpu",
   // "npu", "kernels" (device op count), "calls".
   std::string weight;

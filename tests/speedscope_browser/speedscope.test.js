@@ -155,32 +155,48 @@ function write(name, text) {
       check(new RegExp('weight samples \\(default\\): ' + total + ' samples').test(info), 'folded: flamefold reads speedscope\'s export back with the same total');
       await page.close();
     }
-    // ---- a trace: one profile per thread and weight ----
+    // ---- a trace: one profile per thread and weight, and each thread and stream in time order ----
     {
       const input = write('trace.json', JSON.stringify(trace));
       const out = path.join(tmp, 'trace.speedscope.json');
       flamefold('convert', input, '-o', out);
       const mine = ours(out);
-      const weights = [...new Set(mine.profiles.map((p) => p.flamefold.weight))];
+      const sampled = mine.profiles.filter((p) => p.type === 'sampled');
+      const evented = mine.profiles.filter((p) => p.type === 'evented');
+      const weights = [...new Set(sampled.map((p) => p.flamefold.weight))];
       check(JSON.stringify(weights) === '["cpu","calls","gpu","kernels"]', 'trace: every weight is written, the default first ' + weights);
       const info = flamefold('info', input);
       for (const w of weights) {
         const m = new RegExp('weight ' + w + '(?: \\(default\\))?: (\\d+)').exec(info);
-        const written = sum(mine.profiles.filter((p) => p.flamefold.weight === w).map((p) => sum(p.weights)));
+        const written = sum(sampled.filter((p) => p.flamefold.weight === w).map((p) => sum(p.weights)));
         check(m && Number(m[1]) === written, `trace: ${w} totals ${written} as flamefold reads the trace`);
       }
       const page = await open(out);
       check(problems.length === 0, 'trace: speedscope opens the file without a dialog or error ' + problems.join(' | '));
       const back = ours(await exported(page, 'trace.export.json'));
       check(back.profiles.length === mine.profiles.length, `trace: speedscope has all ${mine.profiles.length} profiles`);
-      mine.profiles.forEach((p, i) => {
+      sampled.forEach((p, i) => {
         const b = back.profiles[i];
         check(b && b.name === p.name && b.endValue === sum(p.weights) && b.unit === p.unit,
           `trace: profile ${i} (${p.name}): speedscope's total ${b && b.endValue} ${b && b.unit} = ${sum(p.weights)} ${p.unit}`);
       });
+      // Time order: MainThread, worker and the GPU stream, as the trace has them (ns from the first event).
+      check(evented.length === 3, 'trace: three time-ordered profiles (two threads, one stream): ' + evented.map((p) => p.name));
+      const named = (file, p) => p.events.map((e) => e.type + ' ' + file.shared.frames[e.frame].name + ' ' + (e.at - p.startValue)).join(', ');
+      const main = evented.find((p) => p.name.includes('MainThread'));
+      check(main && named(mine, main) === 'O forward 0, O aten::mm 100000, O cudaLaunchKernel 150000, C cudaLaunchKernel 170000, ' +
+        'C aten::mm 300000, C forward 500000', 'trace: MainThread\'s events nest in time order: ' + (main && named(mine, main)));
+      const stream = evented.find((p) => /stream/.test(p.name));
+      check(stream && stream.startValue === 200000 && named(mine, stream) === 'O gemm_kernel 0, C gemm_kernel 300000', 'trace: the kernel in its stream ' + (stream && named(mine, stream)));
+      evented.forEach((p, k) => {
+        const b = back.profiles[sampled.length + k];
+        check(b && b.name === p.name && named(back, b) === named(mine, p),
+          `trace: speedscope reads ${p.name}'s events as written: ${b && named(back, b)}`);
+      });
+      check(flamefold('collapse', out) === flamefold('collapse', input), 'trace: flamefold reads its file back to the same stacks (time order left out)');
       // The first profile shown is the heaviest of the default weight (MainThread's cpu).
       const title = (await page.evaluate(() => document.body.innerText)).split('\n')[1] || '';
-      check(title.includes('MainThread') && title.includes('[cpu]') && title.includes('(2/6)'), 'trace: the heaviest thread\'s cpu opens first: ' + title);
+      check(title.includes('MainThread') && title.includes('[cpu]') && title.includes('(2/' + mine.profiles.length + ')'), 'trace: the heaviest thread\'s cpu opens first: ' + title);
       await page.close();
     }
   } catch (e) {

@@ -186,7 +186,9 @@ TEST(Speedscope, WriterWritesEveryWeightOneProfilePerThread) {
   std::string out = test::tmp_path("trace.speedscope.json");
   test::RunResult r = test::flamefold("convert " + sh_quote(trace) + " -o " + sh_quote(out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("wrote " + out + " (6 profiles"), std::string::npos) << r.err;
+  // 6 sampled (two threads' cpu and calls, one thread's gpu and kernels) and 3 in time order
+  // (two threads, one stream).
+  EXPECT_NE(r.err.find("wrote " + out + " (9 profiles, 10 samples, 5 timed events"), std::string::npos) << r.err;
   std::string text = test::read_file(out);
   EXPECT_EQ(text.rfind(R"({"$schema":"https://www.speedscope.app/file-format-schema.json")", 0), 0u);
   // Names say the thread and, with several weights, the weight; the default weight comes first.
@@ -201,6 +203,15 @@ TEST(Speedscope, WriterWritesEveryWeightOneProfilePerThread) {
       << text;
   // The heaviest thread of the default weight opens first: MainThread's cpu, written second.
   EXPECT_NE(text.find(R"("activeProfileIndex":1})"), std::string::npos) << text;
+  // The time order: the worker's one event, from the trace's first event in ns.
+  EXPECT_NE(text.find(R"x({"type":"evented","name":"python (pid 7) / thread 8 (time order)","unit":"nanoseconds","startValue":1000000,"flamefold":{"timeline":true},)x"),
+            std::string::npos)
+      << text;
+  // None with --timeline-events 0.
+  r = test::flamefold("convert " + sh_quote(trace) + " --timeline-events 0 -o " + sh_quote(out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("(6 profiles, 10 samples, 0 timed events"), std::string::npos) << r.err;
+  EXPECT_EQ(test::read_file(out).find("evented"), std::string::npos);
   json_profiles::expect_round_trip(trace);
 }
 

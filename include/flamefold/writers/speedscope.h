@@ -7,7 +7,10 @@
 // "none". Each profile also carries {"flamefold": {weight, unit, groups}}, and the file
 // {"flamefold": {weights: [{name, unit}], default}} (extra keys the schema allows and speedscope
 // ignores), so that reading the file back restores every column (those without samples too, in
-// their order) and group frame exactly.
+// their order) and group frame exactly. A traced input read with ReadOptions::chart_events also
+// gets an evented profile per thread and device stream of its flame chart (time order, bounded
+// as the HTML viewer's chart is), marked {"flamefold": {"timeline": true}} and left out by
+// flamefold's reader.
 #pragma once
 #include <string_view>
 
@@ -19,6 +22,7 @@ namespace flamefold {
 
 struct SpeedscopeStats {
   size_t profiles = 0, samples = 0, frames = 0;
+  size_t events = 0;  // of the time-ordered (evented) profiles
 };
 
 // Whether -o names a speedscope file: *.speedscope.json (checked before the plain .json).

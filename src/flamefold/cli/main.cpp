@@ -20,6 +20,7 @@
 #include "flamefold/writers/top.h"
 #include "flamefold/readers/marshal/pstats.h"
 #include "flamefold/writers/pstats_table.h"
+#include "flamefold/writers/speedscope.h"
 #include "cli/commands.h"
 
 using namespace flamefold;
@@ -69,6 +70,14 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
   app->add_flag("--addrs", r.perf.addrs, "perf: keep raw addresses of unknown symbols");
   app->add_flag("--inline", r.perf.inline_, "perf: accepted for stackcollapse-perf.pl compatibility");
   app->add_option("--event-filter", r.perf.event_filter, "perf: only samples of this event (default: the first event seen)");
+  // The other collapsers' switches, under their names (docs/formats.md).
+  app->add_flag("--includeoffset", r.collapse.include_offset, "dtrace: keep function offsets (but the leaf's)");
+  app->add_flag("--no-modules", r.collapse.no_modules, "sample, vtune: function names without their module");
+  app->add_flag_callback("--ticks", [&r] { r.collapse.ghc_source = "ticks"; }, "ghcprof: weigh cost centres by their ticks column");
+  app->add_flag_callback("--bytes", [&r] { r.collapse.ghc_source = "bytes"; }, "ghcprof: weigh cost centres by their bytes column");
+  app->add_flag("--include-tid", r.collapse.include_tid, "jstack: keep the thread number in thread names");
+  app->add_flag("--no-include-tname", r.collapse.no_thread_name, "jstack: no thread-name frame at the root");
+  app->add_flag("--shorten-pkgs", r.collapse.shorten_pkgs, "jstack: shorten package names (com.example.Foo.bar -> c.e.Foo.bar)");
   app->add_option("--stacks", r.stacks,
                   "how to build stacks when the input offers several: nsys nvtx (default) or backtrace "
                   "(CUDA_CALLCHAINS); Ascend ops (default) or callchain (adds PYTORCH_CALLCHAINS Python frames)");
@@ -220,7 +229,7 @@ int main(int argc, char** argv) {
   add_graph_options(flamegraph, w);
   uint64_t timeline_events = 1000000;
   flamegraph->add_option("--timeline-events", timeline_events,
-                         "HTML of traces: events kept for the flame chart view; past it, the first ProfilerSteps "
+                         "HTML (and speedscope) of traces: events kept for the flame chart view (speedscope's time order); past it, the first ProfilerSteps "
                          "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
                          "others); 0 = no flame chart (default 1000000)");
 
@@ -252,7 +261,7 @@ int main(int argc, char** argv) {
     if (flamegraph->parsed()) {
       // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
       const std::string ext = output_extension(output);
-      if (ext == "html" || ext == "htm") r.chart_events = timeline_events;
+      if (ext == "html" || ext == "htm" || is_speedscope_path(output)) r.chart_events = timeline_events;
       check_source_roots(w, output);
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);

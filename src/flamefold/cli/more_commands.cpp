@@ -29,6 +29,7 @@ CallGraphOptions callgraph_opts;
 std::string merge_cpu, merge_gpu, merge_weight = "count";
 GpuMergeOptions merge_opts;
 bool merge_summary = false;
+uint64_t convert_timeline_events = 1000000;
 }  // namespace
 
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
@@ -52,6 +53,9 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
   convert_cmd->add_option("--weight", r.weight, "pprof output (-o x.pb.gz): the default sample type (default: the input's)");
+  convert_cmd->add_option("--timeline-events", convert_timeline_events,
+                          "speedscope output of traces: events kept for the time-ordered profiles (the first "
+                          "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000)");
   add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
@@ -84,14 +88,15 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
   if (convert_cmd->parsed()) {
     // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
     if (is_speedscope_path(output)) {
+      r.chart_events = convert_timeline_events;  // traces: their time order as evented profiles
       Profile p = read_profile(inputs, r);
       apply_name_options(p, output, w);
       OutputFile file(output);
       SpeedscopeStats st = write_speedscope(p, file, w);
       file.commit();
       report_counters(p);
-      std::fprintf(stderr, "flamefold: wrote %s (%zu profiles, %zu samples, %zu frames)\n", output.c_str(), st.profiles,
-                   st.samples, st.frames);
+      std::fprintf(stderr, "flamefold: wrote %s (%zu profiles, %zu samples, %zu timed events, %zu frames)\n", output.c_str(),
+                   st.profiles, st.samples, st.events, st.frames);
       return 0;
     }
     // pprof (.pb, .pb.gz, .pprof): every weight column a sample type.

@@ -25,6 +25,12 @@ bool is_bundle(std::string_view head) {
 
 namespace {
 
+// libarchive's message for the last failure; it has none (NULL) for some damaged inputs.
+std::string archive_problem(struct archive* a) {
+  const char* text = archive_error_string(a);
+  return text && *text ? text : "unreadable data (libarchive gives no reason)";
+}
+
 std::string base_name(std::string_view path) {
   size_t slash = path.find_last_of('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
@@ -56,7 +62,7 @@ Bundle::Bundle(const std::string& path) : path_(path) {
     archive_read_support_format_gnutar(a.get());
     archive_read_support_format_zip(a.get());
     if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-      throw InputError(path, "", std::string("cannot open the bundle: ") + archive_error_string(a.get()));
+      throw InputError(path, "", std::string("cannot open the bundle: ") + archive_problem(a.get()));
     archive_entry* e = nullptr;
     size_t index = 0;
     int r;
@@ -85,7 +91,7 @@ Bundle::Bundle(const std::string& path) : path_(path) {
       int w = archive_read_data_into_fd(a.get(), fd);
       bool closed = ::close(fd) == 0;
       if (w != ARCHIVE_OK && w != ARCHIVE_WARN)
-        throw InputError(path + ":" + name, "", std::string("cannot unpack this member: ") + archive_error_string(a.get()));
+        throw InputError(path + ":" + name, "", std::string("cannot unpack this member: ") + archive_problem(a.get()));
       if (!closed) throw InputError(path + ":" + name, "", std::string("cannot unpack this member: ") + std::strerror(errno));
       struct stat st;
       if (::stat(file.c_str(), &st) == 0 && st.st_size == 0) {
@@ -104,7 +110,7 @@ Bundle::Bundle(const std::string& path) : path_(path) {
       members_.push_back(Member{file, name});
     }
     if (r != ARCHIVE_EOF)
-      throw InputError(path, "", std::string("a damaged bundle: ") + archive_error_string(a.get()));
+      throw InputError(path, "", std::string("a damaged bundle: ") + archive_problem(a.get()));
   } catch (...) {
     clean();
     throw;

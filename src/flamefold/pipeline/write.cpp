@@ -35,6 +35,7 @@ void apply_name_options(Profile& p, const std::string& path, const WriteOptions&
 
 void write_profile(const Profile& p, const std::string& path, const WriteOptions& o) {
   std::string ext = output_extension(path);
+  if (p.columns.empty()) throw UsageError("the profile has no weights: nothing to write");
   int column = o.column >= 0 ? o.column : p.default_column;
   OutputFile out(path);
   if (is_speedscope_path(path)) {

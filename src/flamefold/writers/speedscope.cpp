@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "flamefold/json_text.h"
+#include "flamefold/timeline/chart.h"
 #include "flamefold/utf8.h"
 
 namespace flamefold {
@@ -56,6 +57,71 @@ std::string_view speedscope_unit(std::string_view unit) {
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// speedscope's evented profiles, one per lane of the flame chart (host threads, device streams):
+// each event opened at its start and closed at its end, in nanoseconds from the chart's first
+// event. speedscope needs them nested: an event that outlasts the one it starts in is cut at
+// that one's end (a lane's events are sorted by start, the longer first). Marked
+// {"flamefold":{"timeline":true}} so that flamefold's reader leaves them out: their weight is in
+// the sampled profiles already.
+void write_time_order(const Profile& p, const TimelineChart& chart, const std::vector<uint32_t>& frame_index,
+                      OutputFile& out, SpeedscopeStats& st) {
+  std::vector<std::vector<uint32_t>> by_lane(chart.lanes.size());
+  int64_t origin = INT64_MAX;
+  for (uint32_t i = 0; i < chart.events.size(); ++i) {
+    const TimelineChart::Event& e = chart.events[i];
+    if (e.node == kNone || e.node >= p.node_count() || e.lane >= chart.lanes.size()) continue;
+    by_lane[e.lane].push_back(i);
+    origin = std::min(origin, e.start);
+  }
+  struct Open {
+    uint32_t frame;
+    int64_t end;
+  };
+  std::vector<Open> open;
+  std::string& buf = out.buffer();
+  for (size_t lane = 0; lane < by_lane.size(); ++lane) {
+    if (by_lane[lane].empty()) continue;
+    const TimelineChart::Lane& l = chart.lanes[lane];
+    std::string name = l.process.empty() ? l.name : l.process + " / " + l.name;
+    if (chart.ranks.size() > 1 && l.rank < chart.ranks.size()) name = chart.ranks[l.rank] + " / " + name;
+    name += " (time order)";
+    buf += st.profiles ? ",\n{\"type\":\"evented\",\"name\":" : "\n{\"type\":\"evented\",\"name\":";
+    append_clean_string(buf, name);
+    const int64_t first = chart.events[by_lane[lane].front()].start - origin;
+    fmt::format_to(std::back_inserter(buf), ",\"unit\":\"nanoseconds\",\"startValue\":{},\"flamefold\":{{\"timeline\":true}},"
+                   "\n\"events\":[", first);
+    bool any = false;
+    auto emit = [&](char type, uint32_t frame, int64_t at) {
+      fmt::format_to(std::back_inserter(buf), "{}{{\"type\":\"{}\",\"frame\":{},\"at\":{}}}", any ? "," : "", type, frame, at);
+      any = true;
+      out.maybe_flush();
+    };
+    int64_t last = first;
+    open.clear();
+    for (uint32_t i : by_lane[lane]) {
+      const TimelineChart::Event& e = chart.events[i];
+      const int64_t start = e.start - origin;
+      int64_t end = std::max(e.end, e.start) - origin;
+      while (!open.empty() && open.back().end <= start) {
+        emit('C', open.back().frame, open.back().end);
+        open.pop_back();
+      }
+      if (!open.empty() && end > open.back().end) end = open.back().end;
+      const uint32_t frame = frame_index[p.frame[e.node]];
+      emit('O', frame, start);
+      open.push_back(Open{frame, end});
+      last = std::max(last, end);
+    }
+    while (!open.empty()) {
+      emit('C', open.back().frame, open.back().end);
+      open.pop_back();
+    }
+    fmt::format_to(std::back_inserter(buf), "],\"endValue\":{}}}", last);
+    ++st.profiles;
+    st.events += by_lane[lane].size();
+  }
 }
 
 }  // namespace
@@ -152,6 +218,17 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
         }
       });
 
+  // A traced input's flame chart (timeline/chart.h): its frames too, for the time-ordered profiles.
+  if (p.chart)
+    for (const TimelineChart::Event& e : p.chart->events) {
+      if (e.node == kNone || e.node >= n) continue;
+      FrameId f = p.frame[e.node];
+      if (index[f] == kNone) {
+        index[f] = uint32_t(used.size());
+        used.push_back(f);
+      }
+    }
+
   SpeedscopeStats st;
   st.frames = used.size();
   std::string& buf = out.buffer();
@@ -244,6 +321,7 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
       st.samples += count;
     }
   }
+  if (p.chart) write_time_order(p, *p.chart, index, out, st);
   // Every weight in the profile's order, those without samples too, and which is the default.
   buf += "],\n\"flamefold\":{\"weights\":[";
   for (size_t c = 0; c < p.columns.size(); ++c) {

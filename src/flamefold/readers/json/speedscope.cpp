@@ -43,6 +43,7 @@ struct RawProfile {
   std::vector<Event> events;
   // What flamefold wrote about the profile (writers/speedscope.h), when it did.
   bool has_ext = false;
+  bool timeline = false;  // flamefold's time-ordered copy of a thread: its weight is in the sampled ones
   std::string ext_weight, ext_unit;
   std::vector<std::pair<std::string, std::string>> ext_groups;  // (name, category), outermost first
 };
@@ -261,6 +262,8 @@ class Reader {
         rp.ext_weight = std::string(string(d_, x, where + ".weight"));
       } else if (k == "unit") {
         rp.ext_unit = std::string(string(d_, x, where + ".unit"));
+      } else if (k == "timeline") {
+        rp.timeline = true;
       } else if (k == "groups") {
         for (sj::value g : array(d_, x, where + ".groups")) {
           std::pair<std::string, std::string> ng;
@@ -318,6 +321,18 @@ class Reader {
 
   void build() {
     p_.source_format = "speedscope";
+    // flamefold's time-ordered profiles repeat the sampled ones' weight: left out.
+    if (std::any_of(profiles_.begin(), profiles_.end(), [](const RawProfile& rp) { return rp.timeline; })) {
+      std::vector<RawProfile> kept;
+      int64_t active = -1;
+      for (size_t i = 0; i < profiles_.size(); ++i) {
+        if (profiles_[i].timeline) continue;
+        if (int64_t(i) == active_) active = int64_t(kept.size());
+        kept.push_back(std::move(profiles_[i]));
+      }
+      profiles_ = std::move(kept);
+      active_ = active;
+    }
     p_.inputs.push_back(d_.name());
     frame_ids_.assign(frames_.size(), kNone);
     for (const auto& [name, unit] : ext_columns_)

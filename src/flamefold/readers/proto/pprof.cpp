@@ -121,6 +121,9 @@ class Reader {
     make_locations();
     read_samples();
     make_facts();
+    // Checked last, so that a damaged table is named first. go tool pprof refuses these too
+    // ("empty input file"): nothing says what a value would be.
+    if (sample_types_.empty()) top_.fail(0, "no sample types: an empty pprof profile");
   }
 
  private:

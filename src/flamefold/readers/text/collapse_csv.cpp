@@ -76,9 +76,11 @@ Profile read_vtune(Input& input, const ReadOptions& options) {
       cut = cut == std::string_view::npos ? cut : cut + 1;
     }
     size_t comma = cut == std::string_view::npos ? cut : rest.find(',', cut);
-    if (comma == std::string_view::npos)
+    const bool no_modules = options.collapse.no_modules;  // then "function,seconds" will do
+    if (cut == std::string_view::npos || (comma == std::string_view::npos && !no_modules))
       throw InputError(input.path(), line_place(lines.number()), "expected \"function,seconds,module\"");
-    std::string_view time = rest.substr(cut, comma - cut), module = rest.substr(comma + 1);
+    std::string_view time = rest.substr(cut, comma == std::string_view::npos ? std::string_view::npos : comma - cut);
+    std::string_view module = no_modules ? std::string_view() : rest.substr(comma + 1);
     double seconds;
     if (!parse_f64(time, seconds))
       throw InputError(input.path(), line_place(lines.number()), "CPU Time:Self '" + std::string(time) + "' is not a number");

@@ -18,10 +18,12 @@ namespace {
 // One frame line of DTrace output, named as inferno-collapse-dtrace names it: the offset from
 // the last '+' dropped, C++ arguments dropped, Java's 'L' prefixes and ';' separators tidied,
 // and "a->b->c" (inlined frames) split into a, b_[i], c_[i].
-void dtrace_frame(std::string_view line, std::vector<std::string>& out) {
-  bool inlines = false, cpp = false, semicolon = false;
+// With `keep_offset` (--includeoffset) the offset stays and every frame is treated as possibly
+// inlined, C++ and Java, as inferno does.
+void dtrace_frame(std::string_view line, std::vector<std::string>& out, bool keep_offset) {
+  bool inlines = keep_offset, cpp = keep_offset, semicolon = keep_offset;
   size_t last_plus = line.size();
-  for (size_t i = 0; i < line.size(); ++i) {
+  for (size_t i = 0; i < line.size() && !keep_offset; ++i) {
     char c = line[i];
     if (c == '>' && i > 0 && line[i - 1] == '-') inlines = true;
     else if (c == ':' && i > 0 && line[i - 1] == ':') cpp = true;
@@ -66,11 +68,14 @@ void dtrace_frame(std::string_view line, std::vector<std::string>& out) {
 // Frames of the stack being read, root first: lines come leaf first, so each one goes in front.
 struct LeafFirstStack {
   std::deque<std::string> frames;
-  std::string joined() const {
+  // `leaf_offset`: the leaf's offset (from its last '+') is dropped (--includeoffset).
+  std::string joined(bool leaf_offset = false) const {
     std::string s;
     for (size_t i = 0; i < frames.size(); ++i) {
       if (i) s += ';';
-      s += frames[i];
+      std::string_view f = frames[i];
+      if (leaf_offset && i + 1 == frames.size()) f = f.substr(0, f.rfind('+'));
+      s += f;
     }
     return s;
   }
@@ -97,13 +102,13 @@ Profile read_dtrace(Input& input, const ReadOptions& options) {
     if (t.empty()) continue;
     uint64_t count;
     if (parse_usize(t, count)) {
-      counts.add(stack.joined(), static_cast<double>(count));
+      counts.add(stack.joined(options.collapse.include_offset), static_cast<double>(count));
       stack.frames.clear();
       ++stacks;
       continue;
     }
     parts.clear();
-    dtrace_frame(t, parts);
+    dtrace_frame(t, parts, options.collapse.include_offset);
     for (size_t k = parts.size(); k-- > 0;) stack.frames.push_front(std::move(parts[k]));
   }
   Profile p = counts.build(input, "dtrace");

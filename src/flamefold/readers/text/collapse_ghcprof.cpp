@@ -1,7 +1,8 @@
 // GHC's .prof cost-centre report (`+RTS -p`), as inferno-collapse-ghcprof reads it: below the
 // header "COST CENTRE MODULE SRC no. entries %time %alloc %time %alloc ...", a tree of cost
 // centres indented one space a level; each becomes the stack "Module.centre;..." weighing its
-// individual %time in tenths of a percent (the columns are found by the header's positions).
+// individual %time in tenths of a percent (the columns are found by the header's positions), or
+// with --ticks / --bytes its ticks or bytes (the columns `+RTS -P` adds).
 #include <string>
 #include <vector>
 
@@ -52,12 +53,20 @@ std::string_view word_at(std::string_view line, size_t col) {
 Profile read_ghcprof(Input& input, const ReadOptions& options) {
   Lines lines(input);
   std::string_view line;
+  const std::string& source = options.collapse.ghc_source;
+  const bool percent = source.empty() || source == "time";
   size_t module_col = 0, time_col = 0;
   bool header = false;
   while (lines.next(line))
     if (is_header(line)) {
       module_col = line.find("MODULE");
-      time_col = line.find("%time");
+      // ticks and bytes are right-aligned, values wider than their headings: the column starts
+      // where the one before it ends.
+      size_t col = percent ? line.find("%time") : source == "ticks" ? line.rfind("%alloc") : line.rfind("ticks");
+      if (!percent && (source != "ticks" || line.find("ticks") == std::string_view::npos) && (source != "bytes" || col == std::string_view::npos || line.find("bytes") == std::string_view::npos))
+        throw InputError(input.path(), "line " + std::to_string(lines.number()),
+                         "no " + source + " column in the header (profile with +RTS -P for ticks and bytes)");
+      time_col = percent ? col : col + (source == "ticks" ? 6 : 5);
       header = true;
       break;
     }
@@ -81,9 +90,9 @@ Profile read_ghcprof(Input& input, const ReadOptions& options) {
     double cost;
     if (!parse_f64(cost_text, cost))
       throw InputError(input.path(), "line " + std::to_string(lines.number()),
-                       "the %time column holds '" + std::string(cost_text) + "', not a number");
+                       "the " + std::string(percent ? "%time" : source) + " column holds '" + std::string(cost_text) + "', not a number");
     // Tenths of a percent, truncated as inferno's integer cast truncates.
-    const double weight = as_usize(cost * 10.0);
+    const double weight = as_usize(percent ? cost * 10.0 : cost);
     stack.push_back(std::string(trim(word_at(line, module_col))) + "." + std::string(trim(word_at(line, 0))));
     joined.clear();
     for (size_t i = 0; i < stack.size(); ++i) {
@@ -92,7 +101,7 @@ Profile read_ghcprof(Input& input, const ReadOptions& options) {
     }
     counts.add(joined, weight);  // the same stack under other threads adds up
   }
-  return counts.build(input, "ghcprof", "permille");
+  return counts.build(input, "ghcprof", percent ? "permille" : source);
 }
 
 bool looks_like_ghcprof(std::string_view head) {

@@ -26,6 +26,24 @@ bool compiler_thread(std::string_view name) {
   return false;
 }
 
+// --shorten-pkgs: "com.example.Foo.bar" -> "c.e.Foo.bar" (each package word to its first
+// character); a name without a package becomes empty, as in the Perl script.
+std::string shorten_packages(std::string_view func) {
+  size_t last = func.rfind('.');
+  if (last == std::string_view::npos || last == 0 || last + 1 == func.size()) return "";
+  size_t prev = func.rfind('.', last - 1);
+  if (prev == std::string_view::npos || prev + 1 == last) return "";
+  auto word = [](char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  std::string out;
+  std::string_view pkgs = func.substr(0, prev + 1);
+  for (size_t i = 0; i < pkgs.size(); ++i) {
+    if (word(pkgs[i]) && i > 0 && word(pkgs[i - 1])) continue;  // the rest of a word
+    out += pkgs[i];
+  }
+  out += func.substr(prev + 1);
+  return out;
+}
+
 }  // namespace
 
 Profile read_jstack(Input& input, const ReadOptions& options) {
@@ -62,10 +80,10 @@ Profile read_jstack(Input& input, const ReadOptions& options) {
       size_t close = line.find('"', 1);
       std::string_view name = line.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1);
       thread = std::string(name);
-      have_thread = true;
+      have_thread = !options.collapse.no_thread_name;
       size_t d = thread.size();  // s/-\d+$//
       while (d > 0 && is_digit(thread[d - 1])) --d;
-      if (d < thread.size() && d > 0 && thread[d - 1] == '-') thread.resize(d - 1);
+      if (!options.collapse.include_tid && d < thread.size() && d > 0 && thread[d - 1] == '-') thread.resize(d - 1);
       if (compiler_thread(name) || contains(name, "Signal Dispatcher") || contains(name, "Service Thread") ||
           contains(name, "Attach Listener"))
         state = "BACKGROUND";
@@ -85,7 +103,7 @@ Profile read_jstack(Input& input, const ReadOptions& options) {
       std::string_view func = t.substr(3);
       size_t open = func.find('(');
       if (open != std::string_view::npos) func = func.substr(0, open);
-      stack.emplace_back(func);
+      stack.push_back(options.collapse.shorten_pkgs ? shorten_packages(func) : std::string(func));
       if (contains(func, "epollWait") || contains(func, "EPoll.wait")) state = "WAITING";
       if (ends_with(func, "socketAccept") || ends_with(func, "socketRead0")) state = "NETWORK";
       if (ends_with(func, "accept0")) {

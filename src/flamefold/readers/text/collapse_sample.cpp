@@ -33,6 +33,7 @@ bool indent_char(char c) { return c == ' ' || c == '+' || c == '|' || c == ':' |
 
 class SampleReader {
  public:
+  explicit SampleReader(bool no_modules) : no_modules_(no_modules) {}
   void line(std::string_view l) {  // a call-graph line, starting with four spaces
     size_t indent = 4;
     while (indent < l.size() && indent_char(l[indent])) ++indent;
@@ -61,10 +62,10 @@ class SampleReader {
     size_t open = rest.find('(');
     std::string_view func = trim_end(open == std::string_view::npos ? rest : rest.substr(0, open));
     std::string_view module;
-    size_t in = rest.rfind("(in ");
+    size_t in = no_modules_ ? std::string_view::npos : rest.rfind("(in ");
     std::string_view after = in == std::string_view::npos ? rest : rest.substr(in + 4);
     size_t close = after.find(')');
-    if (close != std::string_view::npos) module = after.substr(0, close);
+    if (close != std::string_view::npos && !no_modules_) module = after.substr(0, close);
     if (module.size() >= 6 && module.substr(module.size() - 6) == ".dylib") module.remove_suffix(6);
     uint64_t count;
     if (!parse_usize(count_text, count)) {
@@ -95,6 +96,7 @@ class SampleReader {
   uint64_t odd = 0;
 
  private:
+  const bool no_modules_;
   std::vector<std::string> stack_;
   double samples_ = 0;
 };
@@ -110,7 +112,7 @@ Profile read_mac_sample(Input& input, const ReadOptions& options) {
       started = true;
       break;
     }
-  SampleReader r;
+  SampleReader r(options.collapse.no_modules);
   uint64_t other = 0;
   while (started && lines.next(line)) {
     line = trim_end(line);
