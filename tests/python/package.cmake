@@ -22,3 +22,16 @@ foreach(test_file IN LISTS PACKAGE_TESTS)
     set_tests_properties(python.package.${name} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endforeach()
+
+# The notebook display (Profile._repr_html_) in real Chromium: the viewer inside its sandboxed
+# srcdoc iframe (tests/browser/notebook.test.js, with the browser tests' harness).
+find_program(FLAMEFOLD_NODE NAMES node nodejs)
+if(NOT FLAMEFOLD_NODE)
+  set(FLAMEFOLD_NODE node)
+endif()
+add_test(NAME browser.notebook
+  COMMAND ${FLAMEFOLD_NODE} ${CMAKE_SOURCE_DIR}/tests/browser/notebook.test.js
+    --flamefold $<TARGET_FILE:flamefold> --tmp ${CMAKE_BINARY_DIR}/test-tmp
+    --python ${FLAMEFOLD_PYTHON_EXECUTABLE} --pythonpath ${FLAMEFOLD_PYTHON_PATH}
+  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/tests/browser)
+set_tests_properties(browser.notebook PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
