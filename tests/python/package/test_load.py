@@ -145,3 +145,15 @@ def test_bundles_and_databases_as_bytes(tmp, flamefold_cli):
         flamefold.load(gzip.compress(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": '))
     assert str(e.value).startswith("<bytes>:")  # not the temporary file's name
     assert ours() <= before  # nothing left behind
+
+
+def test_databases_from_shared_data_as_paths_and_bytes(shared_dir, flamefold_cli):
+    for rel in ("data/nsys/hpcgroup__pipit/pipit/tests/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+                "data/ascend/level0/ascend_pytorch_profiler_0.db"):
+        path = os.path.join(shared_dir, rel)
+        if not os.path.exists(path):
+            continue
+        want = flamefold_cli("collapse", path).stdout
+        assert flamefold.load(path).to_folded() == want, rel
+        with open(path, "rb") as f:
+            assert flamefold.load(f).to_folded() == want, rel  # through a temporary file
