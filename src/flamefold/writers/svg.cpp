@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <string>
@@ -292,6 +293,12 @@ void append_decimal(std::string& out, double v) {
 
 // v with two decimals always (flamegraph.pl's "%.2f" for percentages).
 void append_fixed2(std::string& out, double v) {
+  if (!(std::fabs(v) < 9e16)) {  // past int64 hundredths (weights near 2^64), or not finite: printf's way
+    char text[400];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    out.append(text);
+    return;
+  }
   int64_t h = std::llround(v * 100);
   if (h < 0) {
     out.push_back('-');
