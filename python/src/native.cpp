@@ -186,10 +186,6 @@ ProfilePtr read_bytes(const py::bytes& data, const std::string& name, const py::
   return p;
 }
 
-std::string sniff(const py::bytes& head, const std::string& name) {
-  return std::string(format_name(sniff_format(std::string_view(head), name)));
-}
-
 // The column the pstats writer uses: `cpu` when there is one and no weight was asked for (as
 // `flamefold convert x.prof` does).
 int pstats_column(const Profile& p, const py::dict& options) {
@@ -496,7 +492,6 @@ PYBIND11_MODULE(_native, m) {
 
   m.def("read", &read_paths, py::arg("paths"), py::arg("options"));
   m.def("read_bytes", &read_bytes, py::arg("data"), py::arg("name"), py::arg("options"));
-  m.def("sniff", &sniff, py::arg("head"), py::arg("name"));
   m.def("merge", &merge, py::arg("parts"), py::arg("sources"), py::arg("label_by"), py::arg("weight"));
   m.def("diff", &diff, py::arg("before"), py::arg("after"), py::arg("normalize"), py::arg("strip_hex"));
   m.def("decode", &decode, py::arg("data"), py::arg("name"));
