@@ -4,7 +4,9 @@ JOBS  ?= $(shell nproc)
 # The tests of the readers and builders that run threads, for the ThreadSanitizer pass.
 TSAN_TESTS ?= Spool|Stream|Nsys|Ascend|Kineto|Folded|Perf|Parallel|Html
 
-.PHONY: all setup build run test test-sanitize fuzz bench clean
+.PHONY: all setup build run test test-sanitize soak fuzz bench clean python python
+# `make python`: the Python package installed into this venv (Debian's interpreter, its packages seen).
+VENV ?= .venv
 
 all: build
 
@@ -23,9 +25,18 @@ run: build
 
 test:
 	@scripts/setup.sh --test
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DFLAMEFOLD_TESTS=ON >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DFLAMEFOLD_TESTS=ON -DFLAMEFOLD_PYTHON=ON >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The package from this checkout, built by CMake in $(BUILD) (shared with `make build`/`make test`),
+# with no package index: everything comes from Debian (scripts/setup.sh --python).
+python:
+	@scripts/setup.sh --python
+	@test -x $(VENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	@FLAMEFOLD_BUILD_DIR=$(abspath $(BUILD)) FLAMEFOLD_JOBS=$(JOBS) $(VENV)/bin/python -m pip install -q \
+	  --no-build-isolation --no-deps --no-index ./
+	@$(VENV)/bin/python -c 'import flamefold; print("flamefold", flamefold.__version__, "in $(VENV):", flamefold.__file__)'
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the multi-threaded
 # readers' tests under ThreadSanitizer (separate build trees; see docs/design.md for the times).

@@ -9,12 +9,16 @@ build_pkgs=(g++ cmake make pkg-config
   libprotobuf-dev protobuf-compiler)
 # golang-go: `go tool pprof`, the reference reader of the pprof conformance tests.
 test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3 golang-go)
+# The Python package (python/, `make python`) and its tests: Debian's interpreter and libraries only.
+python_pkgs=(python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel pybind11-dev
+  python3-pytest python3-numpy python3-pandas python3-torch python3-dask python3-distributed)
 
 # `make fuzz`: clang with libFuzzer and the sanitizers' runtimes.
 fuzz_pkgs=(clang libfuzzer-14-dev llvm)
 
 want=("${build_pkgs[@]}")
-if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}"); fi
+if [[ "${1:-}" == "--test" ]]; then want+=("${test_pkgs[@]}" "${python_pkgs[@]}"); fi
+if [[ "${1:-}" == "--python" ]]; then want+=("${python_pkgs[@]}"); fi
 if [[ "${1:-}" == "--fuzz" ]]; then want+=("${fuzz_pkgs[@]}"); fi
 
 missing=()

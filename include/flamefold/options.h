@@ -100,4 +100,8 @@ struct WriteOptions {
   std::vector<std::string> source_roots;
 };
 
+// "--window 100:250" (ms), "1.5s:2s", ":300ms", "20us:" -> the window fields of `r` (ns from the
+// first event). Throws UsageError on text it cannot read. Shared by the CLI and the bindings.
+void parse_time_window(const std::string& text, ReadOptions& r);
+
 }  // namespace flamefold

@@ -44,6 +44,9 @@ Format sniff_format(std::string_view head, std::string_view path);
 
 // Reads one or more inputs into one profile. Several inputs (ranks) get a top-level frame each.
 Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& options);
+// Reads one input already open (a file, or bytes in memory: Input::from_memory). The database
+// formats (nsys, Ascend) are read from files only.
+Profile read_profile(Input& input, const ReadOptions& options);
 
 // `flamefold merge`: each input read on its own (any format) and merged (merge.h: Merger),
 // with a level per input by `label_by`: "file" (its base name), "rank" ("rank N": the rank the
@@ -52,6 +55,10 @@ Profile read_profile(const std::vector<std::string>& paths, const ReadOptions& o
 // `on_read(path, profile)` sees each input once read (to report its warnings).
 Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& options, std::string_view label_by,
                      const std::function<void(const std::string&, const Profile&)>& on_read = {});
+
+// The level merge_inputs puts one input under (the text of its rank frame), by `label_by`;
+// "" when it gets none. Bindings that merge profiles already read use it to label them alike.
+std::string merge_label(const Profile& one, const std::string& path, std::string_view label_by);
 
 // Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);

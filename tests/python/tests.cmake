@@ -1,3 +1,6 @@
+# The Python package's pytest suite (tests/python/package/), when the extension is built.
+include(${CMAKE_CURRENT_LIST_DIR}/package.cmake)
+
 # Tests that load flamefold's pstats output with Python's own pstats module, and compare
 # `flamefold top --sort KEY` with what `python3 -m pstats` prints for the real files in
 # ../shared/data/pstats (skipped, saying so, when ../shared is absent).

@@ -25,7 +25,15 @@ function noteState() {
   cancelAnimationFrame(S.stateRaf);
   S.stateRaf = requestAnimationFrame(() => {
     const frag = stateFragment();
-    if (frag !== location.hash.replace(/^#/, '')) history.replaceState(null, '', frag ? '#' + frag : location.pathname + location.search);
+    if (frag === location.hash.replace(/^#/, '')) return;
+    // A page shown through srcdoc (the Python package's notebook display: a sandboxed iframe,
+    // opaque origin, URL about:srcdoc resolving against its host's) cannot rewrite its URL:
+    // it goes on without shareable state rather than failing.
+    try {
+      history.replaceState(null, '', frag ? '#' + frag : location.pathname + location.search);
+    } catch (e) {
+      if (!(e instanceof DOMException)) throw e;
+    }
   });
 }
 function parseFragment(hash) {

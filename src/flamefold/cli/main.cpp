@@ -56,40 +56,6 @@ Input formats are recognised from their content (--format overrides); .gz and .z
 are read transparently; - is standard input. Output kind follows -o's extension.
 )";
 
-// "--window 100:250" (ms), "1.5s:2s", ":300ms", "20us:" -> ReadOptions window offsets in ns.
-void parse_time_window(const std::string& text, ReadOptions& r) {
-  size_t colon = text.find(':');
-  if (colon == std::string::npos) throw CLI::ValidationError("--window", "expected START:END, e.g. 100:250 (ms) or 1s:2.5s");
-  auto to_ns = [&](std::string part, int64_t& out) {
-    if (part.empty()) return;
-    double scale = 1e6;  // ms by default
-    auto ends = [&](const char* unit) {
-      size_t n = std::strlen(unit);
-      if (part.size() > n && part.compare(part.size() - n, n, unit) == 0) {
-        part.resize(part.size() - n);
-        return true;
-      }
-      return false;
-    };
-    if (ends("ns")) scale = 1;
-    else if (ends("us")) scale = 1e3;
-    else if (ends("ms")) scale = 1e6;
-    else if (ends("s")) scale = 1e9;
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != part.size() || part.empty()) throw CLI::ValidationError("--window", "cannot read '" + text + "' as START:END");
-    out = static_cast<int64_t>(v * scale + (v < 0 ? -0.5 : 0.5));
-  };
-  to_ns(text.substr(0, colon), r.window_start_ns);
-  to_ns(text.substr(colon + 1), r.window_end_ns);
-  if (r.window_end_ns < r.window_start_ns) throw CLI::ValidationError("--window", "END is before START in '" + text + "'");
-}
-
 }  // namespace
 
 void add_read_options(CLI::App* app, ReadOptions& r) {
@@ -146,7 +112,14 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
                   "several); several ranks keep a rank level")
       ->check(CLI::IsMember({"process", "thread", "none", "auto"}));
   app->add_option_function<std::string>(
-      "--window", [&r](const std::string& text) { parse_time_window(text, r); },
+      "--window",
+      [&r](const std::string& text) {
+        try {
+          parse_time_window(text, r);
+        } catch (const UsageError& e) {
+          throw CLI::ValidationError("--window", e.what());
+        }
+      },
       "traces: only START:END from the first event, in ms or with a unit (ns, us, ms, s); either side may be empty");
 }
 

@@ -45,6 +45,17 @@ std::string rank_of(const Profile& p, const std::string& path) {
 
 }  // namespace
 
+std::string merge_label(const Profile& one, const std::string& path, std::string_view label_by) {
+  if (label_by != "file" && label_by != "rank" && label_by != "none")
+    throw UsageError("--label-by takes file, rank or none (not '" + std::string(label_by) + "')");
+  if (label_by == "none" || has_rank_levels(one)) return "";
+  if (label_by == "file") return base_name(path);
+  std::string rank = rank_of(one, path);
+  if (rank.empty())
+    throw InputError(path, "", "cannot tell its rank: it records none and its name has no number (use --label-by file)");
+  return "rank " + rank;
+}
+
 Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& o, std::string_view label_by,
                      const std::function<void(const std::string&, const Profile&)>& on_read) {
   if (paths.empty()) throw UsageError("merge needs at least one input");
@@ -57,18 +68,7 @@ Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& o
     // One at a time: memory holds the merged profile and one input.
     Profile one = read_profile({path}, one_read);
     if (on_read) on_read(path, one);
-    std::string label;
-    if (label_by != "none" && !has_rank_levels(one)) {
-      if (label_by == "file") {
-        label = base_name(path);
-      } else {
-        std::string rank = rank_of(one, path);
-        if (rank.empty())
-          throw InputError(path, "", "cannot tell its rank: it records none and its name has no number (use --label-by file)");
-        label = "rank " + rank;
-      }
-    }
-    merger.add(one, label, path);
+    merger.add(one, merge_label(one, path, label_by), path);
   }
   return merger.finish(o.weight);
 }

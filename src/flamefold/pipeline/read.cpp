@@ -27,7 +27,13 @@ std::string base_name(const std::string& path) {
 
 Profile read_one(const std::string& path, const ReadOptions& o) {
   Input input = Input::open(path);
-  Format f = o.format.empty() ? sniff_format(input.head(), path) : parse_format(o.format);
+  return read_profile(input, o);
+}
+
+}  // namespace
+
+Profile read_profile(Input& input, const ReadOptions& o) {
+  Format f = o.format.empty() ? sniff_format(input.head(), input.path()) : parse_format(o.format);
   switch (f) {
     case Format::Folded: return read_folded(input, o);
     case Format::PerfScript: return read_perf_script(input, o);
@@ -57,6 +63,8 @@ Profile read_one(const std::string& path, const ReadOptions& o) {
                    "SQLite DB, a pstats file, speedscope JSON, a .cpuprofile, a Firefox profile or a stack format "
                    "FlameGraph collapses, or a pprof profile (use --format to say which)");
 }
+
+namespace {
 
 bool all_kineto(const std::vector<std::string>& paths, const ReadOptions& o) {
   if (!o.format.empty()) return parse_format(o.format) == Format::Kineto;
