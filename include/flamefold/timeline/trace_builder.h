@@ -154,6 +154,8 @@ class TraceBuilder {
   std::vector<std::unique_ptr<Profile>> track_trees_;
   std::vector<std::vector<NodeId>> final_node_;
   std::vector<std::pair<uint32_t, int64_t>> host_track_ids_;  // (rank, pid) per track, for nest_host
+  size_t host_track_count_ = 0;  // tracks when the nesting thread started (host events are on these)
+  bool on_thread_ = false;       // nest_host runs on its own thread (set before it starts)
   // The flame chart (ReadOptions::chart_events): its events (host ones from the nesting thread,
   // device ones in finish()) and the ProfilerStep ranges seen by add().
   std::unique_ptr<ChartCollector> chart_;

@@ -122,7 +122,10 @@ void TraceBuilder::launch_record(const HostEvent& e, NodeId node) {
 
 void TraceBuilder::host_events_done() {
   if (held_ || nesting_.joinable() || read_.threads_to_use == 1) return;
+  // What nest_host needs of the tracks, copied: the reader goes on adding (device) tracks.
   for (const Track& t : tracks_) host_track_ids_.emplace_back(t.rank, t.pid);
+  host_track_count_ = host_per_track_.size();
+  on_thread_ = true;
   nesting_ = std::thread([this] {
     try {
       nest_host();
@@ -138,7 +141,7 @@ void TraceBuilder::host_events_done() {
 // while the reader still reads device tables.
 void TraceBuilder::nest_host() {
   host_->finish();
-  track_trees_.resize(host_per_track_.size());
+  track_trees_.resize(on_thread_ ? host_track_count_ : host_per_track_.size());
   std::optional<TrackNester> nester;
   uint32_t track = kNone;
   HostEvent e;
