@@ -186,6 +186,32 @@ TEST(PprofWriter, ConvertWeightChoosesTheDefaultSampleType) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// convert takes every command's read options: --steps and --thread shape the profile written, as
+// they shape collapse's; the Chrome-trace conversion of a database refuses them.
+TEST(PprofWriter, ConvertTakesTheReadOptions) {
+  std::string trace = test::write_file("steps.json", R"({"traceEvents": [
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}},
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "loader"}},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 50},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 200, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 210, "dur": 30},
+    {"ph": "X", "cat": "cpu_op", "name": "next", "pid": 1, "tid": 2, "ts": 220, "dur": 40}
+  ]})");
+  std::string out = test::tmp_path("steps.pb.gz");
+  for (const std::string options : {"--steps 2", "--thread loader", "--steps 1 --weight calls"}) {
+    test::RunResult r = test::flamefold("convert " + trace + " " + options + " -o " + out);
+    ASSERT_EQ(r.exit_code, 0) << options << ": " << r.err;
+    std::string collapsed = test::flamefold("collapse " + trace + " " + options).out;
+    // The default sample type of the file is the weight asked for, so both collapse alike.
+    EXPECT_EQ(test::flamefold("collapse " + out).out, collapsed) << options;
+    EXPECT_NE(test::flamefold("collapse " + trace).out, collapsed) << options << " changed nothing";
+  }
+  test::RunResult r = test::flamefold("convert " + trace + " --steps 2 -o " + test::tmp_path("x.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--steps selects from a profile"), std::string::npos) << r.err;
+}
+
 // Every real file in ../shared/data flamefold reads (perf script, Kineto, nsys, Ascend, pstats),
 // through pprof and back: the same weights on every path, frame and category.
 TEST(PprofRoundTrip, RealFilesOfEveryFormat) {

@@ -41,7 +41,9 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("-o,--output", output,
                           "output file: .json (Chrome/Perfetto trace), .prof (pstats), .speedscope.json, .pb.gz or .pb (pprof)")
       ->required();
-  convert_cmd->add_option("--format", r.format, "input format (default: sniffed)");
+  // The read options of every command (--format, --steps, --thread, --window, --weight: the pprof
+  // default sample type ...): they shape the profile written as .prof, .speedscope.json or .pb.gz.
+  add_read_options(convert_cmd, r);
   convert_cmd->add_option("--activities,--activity-type", trace_activities,
                           "Chrome JSON from nsys/Ascend DBs: kernel,nvtx,nvtx-kernel,cuda-api or all "
                           "(default: kernel,nvtx-kernel for nsys, all for Ascend)");
@@ -52,7 +54,6 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("--nvtx-color,--nvtx-color-scheme", trace_colors,
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
-  convert_cmd->add_option("--weight", r.weight, "pprof output (-o x.pb.gz): the default sample type (default: the input's)");
   convert_cmd->add_option("--timeline-events", convert_timeline_events,
                           "speedscope output of traces: events kept for the time-ordered profiles (the first "
                           "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000)");
@@ -135,6 +136,10 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
         throw UsageError("--short-names and --merge-modules rename the frames of profiles (.prof, flame graphs, "
                          "tables); convert -o x.json writes the trace's events as recorded");
       if (inputs.size() != 1) throw UsageError("convert -o x.json takes one input database");
+      for (const char* option : {"--steps", "--window", "--thread", "--weight"})
+        if (convert_cmd->count(option))
+          throw UsageError(std::string(option) + " selects from a profile (.prof, .speedscope.json, .pb.gz outputs); "
+                           "convert -o x.json writes the database's events as recorded");
       Format f = r.format.empty() ? Format::Unknown : parse_format(r.format);
       if (f == Format::Unknown) {
         Input in = Input::open(inputs[0]);
