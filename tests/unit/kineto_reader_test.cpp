@@ -69,6 +69,11 @@ TEST(KinetoReader, ParsesDecimalMicrosecondsExactly) {
   EXPECT_EQ(ns, 1500000);
   EXPECT_TRUE(parse_us_to_ns("0.0004", ns));
   EXPECT_EQ(ns, 0);
+  // 19 integer digits: the fast path's accumulator wraps (unsigned, unused); the exact path
+  // answers (found by fuzz_kineto under UBSan). Past int64 ns, no number.
+  EXPECT_TRUE(parse_us_to_ns("1621401187236132", ns));
+  EXPECT_EQ(ns, 1621401187236132000);
+  EXPECT_FALSE(parse_us_to_ns("1621401187236132362", ns));
   EXPECT_FALSE(parse_us_to_ns("", ns));
   EXPECT_FALSE(parse_us_to_ns("12a", ns));
   EXPECT_FALSE(parse_us_to_ns("-", ns));

@@ -35,8 +35,8 @@ bool parse_us_to_ns(std::string_view t, int64_t& ns) {
     bool neg = p < e && *p == '-';
     p += neg;
     const char* int_begin = p;
-    int64_t v = 0;
-    while (p < e && unsigned(*p - '0') < 10) v = v * 10 + (*p++ - '0');
+    uint64_t v = 0;  // unsigned: past 15 digits it may wrap, and is not used then
+    while (p < e && unsigned(*p - '0') < 10) v = v * 10 + uint64_t(*p++ - '0');
     size_t int_digits = size_t(p - int_begin);
     if (int_digits > 0 && int_digits <= 15) {
       int frac = 0, scale = 1000;
@@ -52,8 +52,8 @@ bool parse_us_to_ns(std::string_view t, int64_t& ns) {
         ok = false;
       }
       if (ok) {
-        v = v * 1000 + frac;
-        ns = neg ? -v : v;
+        const int64_t whole = int64_t(v * 1000 + uint64_t(frac));  // < 10^18
+        ns = neg ? -whole : whole;
         return true;
       }
     }
