@@ -149,7 +149,7 @@ Profile read_vsprof(Input& input, const ReadOptions& options) {
       stack.emplace_back(name, calls);
     } else if (prev == depth) {  // a sibling: the node before was a leaf
       write();
-      stack.pop_back();
+      if (!stack.empty()) stack.pop_back();  // level 0 first: nothing before it
       stack.emplace_back(name, calls);
     } else {
       // Back up to the parent. Each node keeps its calls less those of the callee written
