@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "flamefold/utf8.h"
+
 namespace flamefold {
 
 inline void append_json_escaped(std::string& out, std::string_view s) {
@@ -32,6 +34,18 @@ inline void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
   append_json_escaped(out, s);
   out.push_back('"');
+}
+
+// s as a JSON string of valid UTF-8 (each invalid byte becomes U+FFFD): for text from inputs
+// that a strict JSON reader (JSON.parse, simdjson) will read back. Valid text is not copied.
+inline void append_clean_json_string(std::string& out, std::string_view s) {
+  if (is_valid_utf8(s)) {
+    append_json_string(out, s);
+    return;
+  }
+  std::string clean;
+  append_valid_utf8(clean, s);
+  append_json_string(out, clean);
 }
 
 }  // namespace flamefold

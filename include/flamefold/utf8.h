@@ -2,6 +2,9 @@
 // frame names come from arbitrary input and may hold any bytes.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <string_view>
 
 namespace flamefold {
@@ -30,6 +33,50 @@ inline size_t utf8_sequence(std::string_view s, size_t i) {
     return 4;
   }
   return 0;
+}
+
+// Appends s as valid UTF-8 (each invalid byte becomes U+FFFD) and returns its length in UTF-16
+// code units (how the HTML viewer slices its string blob). ASCII runs are copied 8 bytes a test.
+inline size_t append_valid_utf8(std::string& out, std::string_view s) {
+  size_t units = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {
+      size_t j = i + 1;
+      for (uint64_t w; j + 8 <= n && (std::memcpy(&w, p + j, 8), (w & 0x8080808080808080ULL) == 0);) j += 8;
+      while (j < n && p[j] < 0x80) ++j;
+      out.append(s.data() + i, j - i);
+      units += j - i;
+      i = j;
+      continue;
+    }
+    size_t len = utf8_sequence(s, i);
+    if (len) {
+      out.append(s.data() + i, len);
+      units += len == 4 ? 2 : 1;
+      i += len;
+    } else {
+      out.append(kUtf8Replacement);
+      units += 1;
+      ++i;
+    }
+  }
+  return units;
+}
+
+// Whether s is valid UTF-8 already (then it needs no cleaning copy).
+inline bool is_valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = utf8_sequence(s, i);
+    if (!len) return false;
+    i += len;
+  }
+  return true;
 }
 
 }  // namespace flamefold

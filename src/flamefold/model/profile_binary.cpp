@@ -1,3 +1,4 @@
+#include "flamefold/varint.h"
 #include "flamefold/profile_binary.h"
 
 #include <zstd.h>
@@ -18,13 +19,6 @@ constexpr std::string_view kMagic = "FFPB";
 constexpr uint8_t kVersion = 1;
 constexpr uint8_t kCompressed = 1;
 
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 void put_signed(std::string& out, int64_t v) {
   put_varint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
 }

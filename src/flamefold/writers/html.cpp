@@ -37,6 +37,7 @@
 // About 5 B per event after compression: starts and nodes change little from event to event.
 // Frames are renumbered in name order and children are emitted in frame order, so the
 // viewer gets flamegraph.pl's alphabetical layout and can merge stacks by sorting on ids.
+#include "flamefold/varint.h"
 #include "flamefold/utf8.h"
 #include "flamefold/json_text.h"
 #include "flamefold/timeline/chart.h"
@@ -58,55 +59,10 @@ namespace flamefold {
 
 namespace {
 
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-// Appends s as valid UTF-8 (each invalid sequence becomes U+FFFD) and returns its length in
-// UTF-16 code units, which is how the page slices the decoded blob back into strings.
-size_t append_utf8(std::string& out, std::string_view s) {
-  size_t units = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t n = s.size(), i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c < 0x80) {
-      size_t j = i + 1;
-      for (uint64_t w; j + 8 <= n && (std::memcpy(&w, p + j, 8), (w & 0x8080808080808080ULL) == 0);) j += 8;
-      while (j < n && p[j] < 0x80) ++j;
-      out.append(s.data() + i, j - i);
-      units += j - i;
-      i = j;
-      continue;
-    }
-    size_t len = utf8_sequence(s, i);
-    if (len) {
-      out.append(s.data() + i, len);
-      units += len == 4 ? 2 : 1;
-      i += len;
-    } else {
-      out.append(kUtf8Replacement);
-      units += 1;
-      ++i;
-    }
-  }
-  return units;
-}
-
-// Metadata strings are cleaned to valid UTF-8 first: the page decodes them with JSON.parse.
-void append_clean_json_string(std::string& out, std::string_view raw) {
-  std::string s;
-  append_utf8(s, raw);
-  append_json_string(out, s);
-}
 
 void append_html_text(std::string& out, std::string_view raw) {
   std::string s;
-  append_utf8(s, raw);
+  append_valid_utf8(s, raw);
   for (char c : s) {
     switch (c) {
       case '<': out += "&lt;"; break;
@@ -297,7 +253,7 @@ void put_zigzag(std::string& out, int64_t v) {
 
 void put_text(std::string& out, std::string_view raw) {
   std::string s;
-  append_utf8(s, raw);
+  append_valid_utf8(s, raw);
   put_varint(out, s.size());
   out += s;
 }
@@ -481,7 +437,7 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
   constexpr size_t kAhead = 16;  // string texts requested that many strings ahead
   for (size_t k = 0; k < strings.size(); ++k) {
     if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
-    put_varint(lengths, append_utf8(blob, sym.strings[strings[k]]));
+    put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
   }
   put_varint(payload, strings.size());
   payload += lengths;

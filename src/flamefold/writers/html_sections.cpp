@@ -7,47 +7,13 @@
 #include <optional>
 #include <utility>
 
+#include "flamefold/varint.h"
 #include "flamefold/json_text.h"
 #include "flamefold/source_lines.h"
 #include "flamefold/utf8.h"
 
 namespace flamefold::html_sections {
 
-namespace {
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-// s as a JSON string of valid UTF-8 (invalid bytes become U+FFFD).
-void append_text(std::string& out, std::string_view s) {
-  std::string clean;
-  clean.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      clean.push_back(s[i++]);
-      continue;
-    }
-    size_t len = utf8_sequence(s, i);
-    if (len) {
-      clean.append(s.substr(i, len));
-      i += len;
-    } else {
-      clean.append(kUtf8Replacement);
-      ++i;
-    }
-  }
-  out.push_back('"');
-  append_json_escaped(out, clean);
-  out.push_back('"');
-}
-
-}  // namespace
 
 std::string device_ops(const Profile& p, const std::vector<uint32_t>& frame_index, const std::vector<uint8_t>& used) {
   std::string out, rows;
@@ -122,7 +88,7 @@ std::string sources(const Profile& p, int column, const std::vector<uint32_t>& f
       snippet_of.emplace(std::move(key), index);
       if (index) snippets.push_back(',');
       snippets += '[' + std::to_string(s->first_line) + ',';
-      append_text(snippets, text);
+      append_clean_json_string(snippets, text);
       snippets.push_back(']');
     }
     if (embedded++) frames.push_back(',');

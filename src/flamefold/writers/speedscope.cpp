@@ -16,30 +16,6 @@ namespace flamefold {
 
 namespace {
 
-// JSON needs valid UTF-8 (simdjson refuses anything else, browsers replace it): each invalid
-// sequence of a name becomes U+FFFD.
-void append_clean_string(std::string& out, std::string_view s) {
-  std::string clean;
-  bool valid = true;
-  for (size_t i = 0; i < s.size() && valid;) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : utf8_sequence(s, i);
-    valid = len != 0;
-    i += len;
-  }
-  if (!valid) {
-    for (size_t i = 0; i < s.size();) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      size_t len = c < 0x80 ? 1 : utf8_sequence(s, i);
-      if (len) clean.append(s.substr(i, len));
-      else clean += kUtf8Replacement;
-      i += len ? len : 1;
-    }
-    s = clean;
-  }
-  append_json_string(out, s);
-}
-
 void append_number(std::string& out, double w) {
   if (w == std::floor(w) && std::fabs(w) < 9007199254740992.0) fmt::format_to(std::back_inserter(out), "{}", int64_t(w));
   else fmt::format_to(std::back_inserter(out), "{}", w);  // shortest text that reads back the same
@@ -88,7 +64,7 @@ void write_time_order(const Profile& p, const TimelineChart& chart, const std::v
     if (chart.ranks.size() > 1 && l.rank < chart.ranks.size()) name = chart.ranks[l.rank] + " / " + name;
     name += " (time order)";
     buf += st.profiles ? ",\n{\"type\":\"evented\",\"name\":" : "\n{\"type\":\"evented\",\"name\":";
-    append_clean_string(buf, name);
+    append_clean_json_string(buf, name);
     const int64_t first = chart.events[by_lane[lane].front()].start - origin;
     fmt::format_to(std::back_inserter(buf), ",\"unit\":\"nanoseconds\",\"startValue\":{},\"flamefold\":{{\"timeline\":true}},"
                    "\n\"events\":[", first);
@@ -233,15 +209,15 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
   st.frames = used.size();
   std::string& buf = out.buffer();
   buf += "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"flamefold\",\"name\":";
-  append_clean_string(buf, whole);
+  append_clean_json_string(buf, whole);
   buf += ",\n\"shared\":{\"frames\":[";
   for (size_t i = 0; i < used.size(); ++i) {
     const Frame& fr = p.symbols[used[i]];
     buf += i ? ",\n{\"name\":" : "\n{\"name\":";
-    append_clean_string(buf, p.symbols.strings[fr.name]);
+    append_clean_json_string(buf, p.symbols.strings[fr.name]);
     if (fr.file) {
       buf += ",\"file\":";
-      append_clean_string(buf, p.symbols.strings[fr.file]);
+      append_clean_json_string(buf, p.symbols.strings[fr.file]);
     }
     if (fr.line) fmt::format_to(std::back_inserter(buf), ",\"line\":{}", fr.line);
     buf += '}';
@@ -289,22 +265,22 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
       std::string name = label_of(b);
       if (columns_written > 1) name += " [" + col.name + "]";
       buf += st.profiles ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":";
-      append_clean_string(buf, name);
+      append_clean_json_string(buf, name);
       fmt::format_to(std::back_inserter(buf), ",\"unit\":\"{}\",\"startValue\":0,\"endValue\":", unit);
       append_number(buf, total);
       buf += ",\"flamefold\":{\"weight\":";
-      append_clean_string(buf, col.name);
+      append_clean_json_string(buf, col.name);
       buf += ",\"unit\":";
-      append_clean_string(buf, col.unit);
+      append_clean_json_string(buf, col.unit);
       buf += ",\"groups\":[";
       std::vector<NodeId> chain;
       for (NodeId v = b; v != 0; v = p.parent[v]) chain.push_back(v);
       for (size_t i = chain.size(); i-- > 0;) {
         const Frame& fr = p.symbols[p.frame[chain[i]]];
         buf += i + 1 == chain.size() ? "{\"name\":" : ",{\"name\":";
-        append_clean_string(buf, p.symbols.strings[fr.name]);
+        append_clean_json_string(buf, p.symbols.strings[fr.name]);
         buf += ",\"category\":";
-        append_clean_string(buf, p.symbols.category_name(fr.category));
+        append_clean_json_string(buf, p.symbols.category_name(fr.category));
         buf += '}';
       }
       buf += "]},\n\"samples\":[";
@@ -326,9 +302,9 @@ SpeedscopeStats write_speedscope(const Profile& p, OutputFile& out, const WriteO
   buf += "],\n\"flamefold\":{\"weights\":[";
   for (size_t c = 0; c < p.columns.size(); ++c) {
     buf += c ? ",{\"name\":" : "{\"name\":";
-    append_clean_string(buf, p.columns[c].name);
+    append_clean_json_string(buf, p.columns[c].name);
     buf += ",\"unit\":";
-    append_clean_string(buf, p.columns[c].unit);
+    append_clean_json_string(buf, p.columns[c].unit);
     buf += '}';
   }
   out.print("],\"default\":{}}},\n\"activeProfileIndex\":{}}}\n", p.default_column, active < 0 ? 0 : active);
