@@ -48,6 +48,10 @@ function showTip(hit, ev, g = null) {
     tip.append(table);
     for (const h of HOOKS.tip) h(tip, i, f);
   }
+  placeTip(tip, ev);
+}
+// Shows the tooltip beside the pointer, kept inside the window (the flame chart's tooltip too).
+function placeTip(tip, ev) {
   tip.hidden = false;
   const pad = 14, r = tip.getBoundingClientRect();
   let x = ev.clientX + pad, y = ev.clientY + pad;

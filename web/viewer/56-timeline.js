@@ -496,12 +496,7 @@ function setHover(i, ev) {
   }
   row(table, 'click', 'its frame in the flame graph');
   tip.append(title, table);
-  tip.hidden = false;
-  const pad = 14, r = tip.getBoundingClientRect();
-  let x = ev.clientX + pad, y = ev.clientY + pad;
-  if (x + r.width > window.innerWidth - 4) x = Math.max(4, ev.clientX - pad - r.width);
-  if (y + r.height > window.innerHeight - 4) y = Math.max(4, ev.clientY - pad - r.height);
-  tip.style.left = x + 'px'; tip.style.top = y + 'px';
+  placeTip(tip, ev);
   $('status').textContent = status;
 }
 
