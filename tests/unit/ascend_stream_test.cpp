@@ -10,6 +10,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/sqlite/ascend.h"
+#include "html_payload.h"
 #include "profile_compare.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"
@@ -262,6 +263,58 @@ TEST(AscendStream, MatchesOnABigDbDecodedAhead) {
     o.weight = "npu";
     test::expect_same_profile(read_ascend(db, o), read_ascend_in_memory(db, o));
   }
+}
+
+// The flame chart's default bound is smaller for streamed databases (options.h,
+// kStreamedChartEvents): past it the chart keeps the first steps or stretch of time that fit,
+// while a bound the user gives is kept as given.
+TEST(AscendStream, TheChartsDefaultBoundIsSmallerForDatabases) {
+  Gen g;
+  g.threads = 2;
+  g.steps = 40;
+  g.calls_per_step = 600;
+  g.seed = 3;
+  std::string db = make_generated_db("gen_chart_0.db", g);
+  ReadOptions o;
+  o.chart_events = 1000000;
+  o.chart_events_default = true;
+  Profile by_default = read_ascend(db, o);
+  ASSERT_TRUE(by_default.chart);
+  EXPECT_GT(by_default.chart->trace_events, kStreamedChartEvents);  // the DB has more events than the bound
+  EXPECT_EQ(by_default.chart->limit, kStreamedChartEvents);
+  EXPECT_LE(by_default.chart->events.size(), kStreamedChartEvents);
+  EXPECT_NE(by_default.chart->scope, TimelineChart::Scope::kAll);
+  o.chart_events_default = false;
+  Profile asked = read_ascend(db, o);
+  ASSERT_TRUE(asked.chart);
+  EXPECT_EQ(asked.chart->limit, 1000000u);
+  EXPECT_EQ(asked.chart->scope, TimelineChart::Scope::kAll);
+  EXPECT_EQ(asked.chart->events.size(), asked.chart->trace_events);
+  // The flame graph itself does not depend on the chart.
+  by_default.chart.reset();
+  asked.chart.reset();
+  test::expect_same_profile(by_default, asked);
+
+  // The command line: the default bound for a DB, the one given when given (the payload's
+  // timeline section starts with version, origin, trace end, trace events, limit).
+  auto limit_in_page = [&](const std::string& extra) {
+    std::string out = test::tmp_path("chart_bound.html");
+    test::RunResult r = test::run(test::binary() + " flamegraph " + db + " -o " + out + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    html_payload::Decoded d =
+        html_payload::decode(html_payload::payload_of(test::read_file(out)), by_default.columns.size());
+    if (!d.sections.count(1)) return uint64_t(0);
+    html_payload::ByteReader br{d.sections.at(1)};
+    br.varint();
+    br.zigzag();
+    br.varint();
+    br.varint();
+    return br.varint();
+  };
+  EXPECT_EQ(limit_in_page(""), kStreamedChartEvents);
+  EXPECT_EQ(limit_in_page(" --timeline-events 1000000"), 1000000u);
+  EXPECT_EQ(limit_in_page(" --timeline-events 300"), 300u);
+  EXPECT_EQ(limit_in_page(" --timeline-events 0"), 0u);
 }
 
 TEST(AscendStream, StepsAreRefusedAsBefore) {

@@ -228,10 +228,10 @@ int main(int argc, char** argv) {
   add_read_options(flamegraph, r);
   add_graph_options(flamegraph, w);
   uint64_t timeline_events = 1000000;
-  flamegraph->add_option("--timeline-events", timeline_events,
+  CLI::Option* timeline_events_option = flamegraph->add_option("--timeline-events", timeline_events,
                          "HTML (and speedscope) of traces: events kept for the flame chart view (speedscope's time order); past it, the first ProfilerSteps "
                          "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
-                         "others); 0 = no flame chart (default 1000000)");
+                         "others); 0 = no flame chart (default 1000000; 100000 for Nsight Systems and Ascend databases)");
 
   auto* top = app.add_subcommand("top", "the hottest frames as a table");
   top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
@@ -261,7 +261,10 @@ int main(int argc, char** argv) {
     if (flamegraph->parsed()) {
       // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
       const std::string ext = output_extension(output);
-      if (ext == "html" || ext == "htm" || is_speedscope_path(output)) r.chart_events = timeline_events;
+      if (ext == "html" || ext == "htm" || is_speedscope_path(output)) {
+        r.chart_events = timeline_events;
+        r.chart_events_default = timeline_events_option->count() == 0;
+      }
       check_source_roots(w, output);
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);

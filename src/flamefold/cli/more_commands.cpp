@@ -30,6 +30,7 @@ std::string merge_cpu, merge_gpu, merge_weight = "count";
 GpuMergeOptions merge_opts;
 bool merge_summary = false;
 uint64_t convert_timeline_events = 1000000;
+CLI::Option* convert_timeline_events_option = nullptr;
 }  // namespace
 
 void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::string& output, ReadOptions& r,
@@ -54,9 +55,10 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_cmd->add_option("--nvtx-color,--nvtx-color-scheme", trace_colors,
                           "colour NVTX ranges: JSON object of regex -> Chrome colour name, e.g. '{\"send\":\"thread_state_iowait\"}'");
   convert_cmd->add_flag("--no-flows", trace_no_flows, "leave out the launch -> kernel arrows");
-  convert_cmd->add_option("--timeline-events", convert_timeline_events,
+  convert_timeline_events_option = convert_cmd->add_option("--timeline-events", convert_timeline_events,
                           "speedscope output of traces: events kept for the time-ordered profiles (the first "
-                          "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000)");
+                          "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000; 100000 for "
+                          "Nsight Systems and Ascend databases)");
   add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
@@ -90,6 +92,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
     if (is_speedscope_path(output)) {
       r.chart_events = convert_timeline_events;  // traces: their time order as evented profiles
+      r.chart_events_default = convert_timeline_events_option->count() == 0;
       Profile p = read_profile(inputs, r);
       apply_name_options(p, output, w);
       OutputFile file(output);

@@ -1,5 +1,6 @@
 #include "flamefold/timeline/trace_builder.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "flamefold/timeline/correlate.h"
@@ -36,7 +37,9 @@ TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, s
   device_ = std::make_unique<Spool<DeviceOp, ByCorrelation>>(memory_ / 4);
   launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 4);
   if (read_.chart_events > 0) {
-    chart_ = std::make_unique<ChartCollector>(read_.chart_events, profile_.symbols, tracks_);
+    const uint64_t limit =
+        read_.chart_events_default ? std::min(read_.chart_events, kStreamedChartEvents) : read_.chart_events;
+    chart_ = std::make_unique<ChartCollector>(limit, profile_.symbols, tracks_);
     chart_steps_ = std::make_unique<StepFinder>(profile_.symbols);
   }
 }
