@@ -174,6 +174,29 @@ TEST(KinetoReader, PythonParentIdsPlaceIdenticalIntervalsEvenWhenIdsAreHuge) {
   EXPECT_EQ(calls["process 1;thread 1;outer"], 1);
 }
 
+TEST(KinetoReader, PythonParentIdsPastTheHintColumnAndRepeatedIdsResolve) {
+  // A parent id that does not fit the 4 B hint slot (2^32 - 1 and up) waits in the far list; an
+  // id given twice names its first event. Children come first and share their parent's interval.
+  const char* json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "a.py(2): inner", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+     "args": {"Python id": 3, "Python parent id": 4294967295}},
+    {"ph": "X", "cat": "python_function", "name": "a.py(1): outer", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+     "args": {"Python id": 4294967295, "Python parent id": null}},
+    {"ph": "X", "cat": "python_function", "name": "b.py(2): inner2", "pid": 1, "tid": 1, "ts": 100, "dur": 10,
+     "args": {"Python id": 8, "Python parent id": 7}},
+    {"ph": "X", "cat": "python_function", "name": "b.py(1): outer2", "pid": 1, "tid": 1, "ts": 100, "dur": 10,
+     "args": {"Python id": 7, "Python parent id": null}},
+    {"ph": "X", "cat": "python_function", "name": "b.py(9): again", "pid": 1, "tid": 1, "ts": 100, "dur": 10,
+     "args": {"Python id": 7, "Python parent id": 8}}
+  ]})J";
+  auto calls = folded(read_text("pyids_far.json", json), "calls");
+  EXPECT_EQ(calls["process 1;thread 1;outer;inner"], 1);
+  EXPECT_EQ(calls["process 1;thread 1;outer"], 1);
+  EXPECT_EQ(calls["process 1;thread 1;outer2;inner2;again"], 1);  // id 7 is outer2, not `again`
+  EXPECT_EQ(calls["process 1;thread 1;outer2;inner2"], 1);
+  EXPECT_EQ(calls.size(), 5u);
+}
+
 TEST(KinetoReader, FlowIdsSupplyAMissingCorrelation) {
   const char* json = R"J({"traceEvents": [
     {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 2},

@@ -77,12 +77,12 @@ class TrackNester {
 // events: this track's event ids (reordered in place). start/end are the (possibly clipped)
 // intervals, indexed by event id; a hinted child sticking out of its parent is clamped into it
 // in place. Events with phantom[e] != 0 are not placed; they only record the call path open at
-// their start (a launch whose category was filtered out still finds its stack). node_of[e]
-// receives the node of each placed event, or of the open path for a phantom. Events are tagged
-// with their ids (NestTarget::closed).
+// their start (a launch whose category was filtered out still finds its stack).
+// frame_to_node[e]: in, each event's frame; out, the node of each placed event, or of the open
+// path for a phantom (a frame is read once, so the column is reused rather than a node column
+// of 4 B per event made beside it). Events are tagged with their ids (NestTarget::closed).
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
-                const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
-                const std::vector<uint8_t>& phantom, const NestTarget& target, std::vector<NodeId>& node_of,
-                const NestStacks& stacks = {});
+                std::vector<FrameId>& frame_to_node, const std::vector<uint32_t>& parent_hint,
+                const std::vector<uint8_t>& phantom, const NestTarget& target, const NestStacks& stacks = {});
 
 }  // namespace flamefold

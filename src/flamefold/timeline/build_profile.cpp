@@ -100,7 +100,9 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   for (size_t t = 0; t < ntracks; ++t) with_events[t] = per_track_count[t + 1] != per_track_count[t];
   GroupNodes groups(p, tl.tracks, tl.ranks, with_events, ro.group_by, bo.process_level_always);
   DeviceSide device(p, tl.tracks, groups, sel, ro, bo);
-  std::vector<NodeId> node_of(n, kNone);
+  // Nesting reads each host event's frame once and leaves its node in its place: from here on
+  // tl.frame holds nodes for host events (device work keeps its frames).
+  std::vector<NodeId>& node_of = tl.frame;
   for (size_t t = 0; t < ntracks; ++t) {
     uint32_t b = per_track_count[t], e = per_track_count[t + 1];
     if (b == e) continue;
@@ -112,8 +114,11 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
       target.closed = [&chart, t](uint32_t e, int64_t s, int64_t end, NodeId node, bool outermost) {
         chart->host(e, static_cast<uint32_t>(t), s, end, node, outermost);
       };
-    nest_track(events, tl.start, tl.end, tl.frame, tl.parent_hint, phantom, target, node_of, python_stacks);
+    nest_track(events, tl.start, tl.end, node_of, tl.parent_hint, phantom, target, python_stacks);
   }
+  // A launch that was not nested (not on the host side) has no node: its slot still holds its frame.
+  for (const auto& [op, launch] : join.launched)
+    if (phantom[launch] == 2) node_of[launch] = kNone;
   // Freed as soon as they are consumed (the mmap threshold pinned in main returns them to the OS).
   std::vector<uint32_t>().swap(by_track);
   std::vector<uint8_t>().swap(phantom);
@@ -121,18 +126,19 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   std::vector<uint32_t>().swap(tl.call_stack);
 
   // ---- device side: attribute each operation to its launch's call path -----------------
+  auto launched = join.launched.begin();
   for (size_t e = 0; e < n; ++e) {
     EventKind k = tl.kind[e];
     if (k == EventKind::DeviceAnnotation) device.annotation();
     if (!is_device_work(k)) continue;
-    uint32_t launch = join.launch_of[e];
+    uint32_t launch = kNone;
+    if (launched != join.launched.end() && launched->first == e) launch = (launched++)->second;
     NodeId node = device.op(tl.track[e], tl.start[e], tl.end[e], tl.frame[e], launch != kNone,
                             launch != kNone ? node_of[launch] : kNone);
     if (chart && node != kNone) chart->device(static_cast<uint32_t>(e), tl.track[e], tl.start[e], tl.end[e], node, launch);
   }
   // The timeline is consumed: free its columns before the device columns are made.
-  std::vector<NodeId>().swap(node_of);
-  join.launch_of = {};
+  join.launched = {};
   const size_t rank_count = tl.ranks.size();
   // The event columns go; the tracks and ranks stay (the group nodes and device side refer to them).
   {

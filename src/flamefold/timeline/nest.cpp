@@ -6,11 +6,11 @@ namespace flamefold {
 
 namespace {
 
-// 16 bytes: the end, needed only between equal starts, is read from the event's column then.
-struct SortKey {
+// The sort key of a shuffled track, 12 bytes: the end, the hint depth and the event id, needed
+// only between equal starts, are looked up then.
+struct __attribute__((packed)) SortKey {
   int64_t start;
-  uint32_t depth;  // parent-hint depth: at identical intervals the hinted parent comes first
-  uint32_t event;
+  uint32_t local;  // index into the track's events
 };
 
 // Depth of each event along its parent hints (local indices into events; kNone = no parent on
@@ -56,33 +56,32 @@ void resolve_hints(const std::vector<uint32_t>& hint, std::vector<uint32_t>& dep
 
 // Traces are mostly written in time order: a track is usually one sorted run, or a few (a
 // handful of late events, a second stream of events appended). Merging the runs costs
-// O(n log runs); a full sort is kept for shuffled input. Keys are unique (the event id breaks
-// ties), so every correct sort gives the same order.
-template <class Before>
-void sort_keys(std::vector<SortKey>& keys, Before before) {
-  const size_t n = keys.size();
+// O(n log runs) and a buffer of n elements. Returns false, leaving v as it was, when there are
+// more than n / 16 + 1 runs (shuffled input: the caller sorts fully). The order is a total one
+// (the event id breaks ties), so every correct sort gives the same result.
+template <class T, class Before>
+bool merge_runs(std::vector<T>& v, Before before) {
+  const size_t n = v.size();
   std::vector<size_t> bounds{0};  // run starts, then n
   for (size_t i = 1; i < n; ++i)
-    if (before(keys[i], keys[i - 1])) {
+    if (before(v[i], v[i - 1])) {
       bounds.push_back(i);
-      if (bounds.size() > n / 16 + 2) {
-        std::sort(keys.begin(), keys.end(), before);
-        return;
-      }
+      if (bounds.size() > n / 16 + 2) return false;
     }
   bounds.push_back(n);
-  if (bounds.size() <= 2) return;
-  std::vector<SortKey> merged(n);
+  if (bounds.size() <= 2) return true;
+  std::vector<T> merged(n);
   while (bounds.size() > 2) {
     std::vector<size_t> next{0};
     for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
       size_t a = bounds[r], m = bounds[r + 1], b = r + 2 < bounds.size() ? bounds[r + 2] : m;
-      std::merge(keys.begin() + a, keys.begin() + m, keys.begin() + m, keys.begin() + b, merged.begin() + a, before);
+      std::merge(v.begin() + a, v.begin() + m, v.begin() + m, v.begin() + b, merged.begin() + a, before);
       next.push_back(b);
     }
-    keys.swap(merged);
+    v.swap(merged);
     bounds.swap(next);
   }
+  return true;
 }
 
 }  // namespace
@@ -142,9 +141,8 @@ void TrackNester::finish() {
 }
 
 void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::vector<int64_t>& end,
-                const std::vector<FrameId>& frame, const std::vector<uint32_t>& parent_hint,
-                const std::vector<uint8_t>& phantom, const NestTarget& t, std::vector<NodeId>& node_of,
-                const NestStacks& py) {
+                std::vector<FrameId>& frame_to_node, const std::vector<uint32_t>& parent_hint,
+                const std::vector<uint8_t>& phantom, const NestTarget& t, const NestStacks& py) {
   if (events.empty()) return;
 
   bool any_hint = false;
@@ -154,46 +152,54 @@ void nest_track(std::span<uint32_t> events, std::vector<int64_t>& start, std::ve
       break;
     }
   {
-    // The sort keys (16 B per event) live only while sorting: the sweep below reads the
-    // intervals by event id, so only the order (4 B per event, in `events`) is kept while the
-    // tree grows.
-    std::vector<SortKey> keys(events.size());
+    // The sort lives only while sorting: the sweep below reads the intervals by event id, so
+    // only the order (4 B per event, in `events`) is kept while the tree grows.
+    std::vector<uint32_t> depth;  // per local index; empty: every depth is 0
     if (any_hint) {
       // Local index of each hinted parent: `events` comes in ascending event id order.
       bool ascending = std::is_sorted(events.begin(), events.end());
       if (!ascending) std::sort(events.begin(), events.end());
-      std::vector<uint32_t> depth(events.size(), UINT32_MAX);
-      {
-        std::vector<uint32_t> local_hint(events.size(), kNone);
-        for (uint32_t i = 0; i < events.size(); ++i) {
-          uint32_t h = parent_hint[events[i]];
-          if (h == kNone) continue;
-          auto it = std::lower_bound(events.begin(), events.end(), h);
-          if (it != events.end() && *it == h && uint32_t(it - events.begin()) != i)
-            local_hint[i] = uint32_t(it - events.begin());
-        }
-        resolve_hints(local_hint, depth, events, start, end);
+      depth.assign(events.size(), UINT32_MAX);
+      std::vector<uint32_t> local_hint(events.size(), kNone);
+      for (uint32_t i = 0; i < events.size(); ++i) {
+        uint32_t h = parent_hint[events[i]];
+        if (h == kNone) continue;
+        auto it = std::lower_bound(events.begin(), events.end(), h);
+        if (it != events.end() && *it == h && uint32_t(it - events.begin()) != i)
+          local_hint[i] = uint32_t(it - events.begin());
       }
-      for (uint32_t i = 0; i < events.size(); ++i)
-        keys[i] = SortKey{start[events[i]], depth[i], events[i]};
-    } else {
-      for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{start[events[i]], 0, events[i]};
+      resolve_hints(local_hint, depth, events, start, end);
     }
-    auto before = [&end](const SortKey& a, const SortKey& b) {
-      if (a.start != b.start) return a.start < b.start;
-      if (end[a.event] != end[b.event]) return end[a.event] > end[b.event];
-      if (a.depth != b.depth) return a.depth < b.depth;
-      return a.event < b.event;
+    // The nest order of local indices (4 B per event, merged with a buffer of as many): sorted
+    // runs are merged in place of the events; shuffled tracks are sorted by 12 B keys instead,
+    // which keep the starts close at hand.
+    auto before = [&](uint32_t a, uint32_t b) {
+      const uint32_t ea = events[a], eb = events[b];
+      if (start[ea] != start[eb]) return start[ea] < start[eb];
+      if (end[ea] != end[eb]) return end[ea] > end[eb];
+      if (!depth.empty() && depth[a] != depth[b]) return depth[a] < depth[b];
+      return ea < eb;
     };
-    sort_keys(keys, before);
-    for (size_t i = 0; i < keys.size(); ++i) events[i] = keys[i].event;
+    std::vector<uint32_t> order(events.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (!merge_runs(order, before)) {
+      std::vector<SortKey> keys(events.size());
+      for (uint32_t i = 0; i < events.size(); ++i) keys[i] = SortKey{start[events[i]], i};
+      std::sort(keys.begin(), keys.end(), [&](const SortKey& a, const SortKey& b) {
+        return a.start != b.start ? a.start < b.start : before(a.local, b.local);
+      });
+      for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].local;
+    }
+    std::vector<uint32_t>().swap(depth);
+    for (uint32_t& i : order) i = events[i];
+    std::copy(order.begin(), order.end(), events.begin());
   }
 
   TrackNester nester(t, py.table);
   const bool with_stacks = py.of_event && py.table && !py.of_event->empty();
   for (const uint32_t e : events) {
     const uint32_t s = with_stacks && e < py.of_event->size() ? (*py.of_event)[e] : 0;
-    node_of[e] = nester.place(start[e], end[e], frame[e], phantom[e] != 0, s, e);
+    frame_to_node[e] = nester.place(start[e], end[e], frame_to_node[e], phantom[e] != 0, s, e);
   }
   nester.finish();
 }
