@@ -1,5 +1,7 @@
 #include "flamefold/timeline/correlate.h"
 
+#include <algorithm>
+
 namespace flamefold {
 
 bool is_device_work(EventKind k) { return k == EventKind::Kernel || k == EventKind::Memcpy || k == EventKind::Memset; }
@@ -18,11 +20,27 @@ LaunchJoin join_launches(const Timeline& tl) {
   LaunchJoin j;
   const size_t n = tl.size();
   size_t launches = 0;
+  std::vector<uint8_t> launching(tl.tracks.size(), 0);
   for (size_t e = 0; e < n; ++e)
-    if (tl.kind[e] == EventKind::Launch && tl.correlation[e] != 0) ++launches;
+    if (tl.kind[e] == EventKind::Launch && tl.correlation[e] != 0) {
+      ++launches;
+      launching[tl.track[e]] = 1;
+    }
+  // The per-process key can only differ from the per-rank one when a rank launches from several
+  // processes: otherwise its first launch of an id is the first of its process too, and the
+  // second map (half the join's time: a cache miss per launch and per device op) is skipped.
+  bool several_processes = false;
+  {
+    std::vector<std::pair<uint32_t, int64_t>> rank_pid;
+    for (size_t t = 0; t < tl.tracks.size(); ++t)
+      if (launching[t]) rank_pid.emplace_back(tl.tracks[t].rank, tl.tracks[t].pid);
+    std::sort(rank_pid.begin(), rank_pid.end());
+    rank_pid.erase(std::unique(rank_pid.begin(), rank_pid.end()), rank_pid.end());
+    for (size_t k = 1; k < rank_pid.size(); ++k) several_processes |= rank_pid[k].first == rank_pid[k - 1].first;
+  }
   // Sized for a load of 0.55-0.75 without a rehash (U64Map takes twice its argument, rounded up
-  // to a power of two): 8 MB each for a 1 GB trace's 292k launches where `launches` took 16.
-  U64Map by_id(launches * 2 / 3 + 16), by_process(launches * 2 / 3 + 16);
+  // to a power of two): 8 MB for a 1 GB trace's 292k launches where `launches` took 16.
+  U64Map by_id(launches * 2 / 3 + 16), by_process(several_processes ? launches * 2 / 3 + 16 : 0);
   auto process_key = [&](uint32_t rank, int64_t pid, uint64_t correlation) {
     uint64_t k = mix64(join_key(rank, correlation) ^ mix64(uint64_t(pid) + 0x9E3779B97F4A7C15ULL));
     return k == U64Map::kEmpty ? 0 : k;
@@ -34,8 +52,10 @@ LaunchJoin join_launches(const Timeline& tl) {
     uint64_t key = join_key(tr.rank, tl.correlation[e]);
     if (key == U64Map::kEmpty) continue;
     ++j.launches;
-    by_id.find_or_insert(key, static_cast<uint32_t>(e));
-    if (by_process.find_or_insert(process_key(tr.rank, tr.pid, tl.correlation[e]), static_cast<uint32_t>(e)) != e)
+    const bool first_of_rank = by_id.find_or_insert(key, static_cast<uint32_t>(e)) == e;
+    if (several_processes ? by_process.find_or_insert(process_key(tr.rank, tr.pid, tl.correlation[e]),
+                                                      static_cast<uint32_t>(e)) != e
+                          : !first_of_rank)
       ++j.duplicate_launch_ids;
   }
   for (size_t e = 0; e < n; ++e) {
@@ -45,7 +65,7 @@ LaunchJoin join_launches(const Timeline& tl) {
     const Track& tr = tl.tracks[tl.track[e]];
     uint64_t corr = tl.correlation[e];
     if (corr != 0 && join_key(tr.rank, corr) != U64Map::kEmpty) {
-      uint32_t same = by_process.find(process_key(tr.rank, tr.pid, corr));
+      uint32_t same = several_processes ? by_process.find(process_key(tr.rank, tr.pid, corr)) : U64Map::kMissing;
       if (same != U64Map::kMissing && tl.correlation[same] == corr && tl.tracks[tl.track[same]].rank == tr.rank &&
           tl.tracks[tl.track[same]].pid == tr.pid)
         launch = same;

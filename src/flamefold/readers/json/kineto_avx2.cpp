@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "flamefold/errors.h"
+#include "flamefold/input_ahead.h"
 #include "flamefold/readers/json/kineto_internal.h"
 
 #ifndef __AVX2__
