@@ -31,6 +31,13 @@ void heap_prefer_huge_pages() {
   });
 }
 
+void advise_huge_pages(const void* data, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 void heap_prefer_huge_pages_for_input(uint64_t input_bytes) {
   if (input_bytes != 0 && input_bytes < (uint64_t(256) << 20)) heap_prefer_huge_pages();
 }
