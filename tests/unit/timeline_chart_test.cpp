@@ -170,6 +170,55 @@ TEST(TimelineChart, EveryEventSitsOnItsCallPathAndTheWeightsAddUpFromThem) {
   }
 }
 
+TEST(TimelineChart, LongEventsKeepTheirEndsAndKernelsTheirLaunchesThroughCompaction) {
+  // Durations past 32 bits of ns (a 10 s step, a 5 s kernel) and kernels' launches, with limits
+  // that make the collector compact several times.
+  auto make = [] {
+    Trace t;
+    const int64_t s = 1000000000;  // 1 s in ns
+    t.range("ProfilerStep#1", 0, 10 * s, t.host, "user_annotation");
+    for (uint64_t k = 0; k < 400; ++k) {
+      const int64_t b = 1000 + int64_t(k) * 1000;
+      t.tl.add(t.host, b, b + 10, t.f("cudaLaunchKernel", "cuda_runtime"), EventKind::Launch, k + 1);
+      t.tl.add(t.stream, b + 20, k == 3 ? b + 5 * s : b + 30, t.f(k == 3 ? "long_kernel" : "k", "kernel"), EventKind::Kernel,
+               k + 1);
+    }
+    return t;
+  };
+  for (uint64_t limit : {uint64_t(1000000), uint64_t(300), uint64_t(41)}) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    Trace t = make();
+    const std::vector<uint64_t> correlation = t.tl.correlation;
+    Profile p = build(std::move(t), limit);
+    ASSERT_TRUE(p.chart);
+    const TimelineChart& c = *p.chart;
+    EXPECT_EQ(c.trace_events, 801u);
+    EXPECT_LE(c.events.size(), std::min<uint64_t>(limit, 801));
+    bool saw_step = false, saw_long_kernel = false;
+    size_t kernels = 0;
+    for (const TimelineChart::Event& e : c.events) {
+      if (name_of(p, e.node) == "ProfilerStep#1") {
+        saw_step = true;
+        EXPECT_EQ(e.start, 0);
+        EXPECT_EQ(e.end, int64_t(10) * 1000000000);
+      }
+      if (!c.lanes[e.lane].device) continue;
+      ++kernels;
+      if (name_of(p, e.node) == "long_kernel") {
+        saw_long_kernel = true;
+        EXPECT_EQ(e.end - e.start, int64_t(5) * 1000000000 - 20);
+      }
+      ASSERT_NE(e.launch, kNone);  // every kernel's launch starts earlier, so it is kept too
+      const TimelineChart::Event& l = c.events[e.launch];
+      EXPECT_EQ(correlation[l.event], correlation[e.event]);
+      EXPECT_EQ(name_of(p, l.node), "cudaLaunchKernel");
+    }
+    EXPECT_TRUE(saw_step);
+    EXPECT_TRUE(saw_long_kernel);
+    EXPECT_GT(kernels, 0u);
+  }
+}
+
 TEST(TimelineChart, BusyStripSumsHostAndDeviceTimeWhateverTheOrder) {
   std::vector<std::tuple<int64_t, int64_t, bool>> intervals;
   std::mt19937_64 rng(3);
