@@ -207,3 +207,20 @@ TEST(KinetoStreamReal, EveryRealTraceMatches) {
   std::printf("%zu of %zu real traces streamed to their end\n", streamed, files);
   EXPECT_GT(streamed * 2, files);  // most Kineto traces need no timeline
 }
+
+TEST(KinetoStream, TheCommandLineChoosesWithStreamTraces) {
+  const std::string trace = test::write_file("cli_stream.json", generated_trace(6, 2, 3));
+  auto html = [&](const std::string& mode) {
+    const std::string out = test::tmp_path("cli_stream_" + mode + ".html");
+    test::RunResult r =
+        test::flamefold("flamegraph " + trace + " -o " + out + " --timeline-events 1000000 --stream-traces " + mode);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return test::read_file(out);
+  };
+  const std::string never = html("never"), always = html("always"), automatic = html("auto");
+  EXPECT_FALSE(never.empty());
+  EXPECT_TRUE(always == never);  // the same page either way (with the chart's bound given)
+  EXPECT_TRUE(automatic == never);
+  test::RunResult bad = test::flamefold("flamegraph " + trace + " -o " + test::tmp_path("x.html") + " --stream-traces sometimes");
+  EXPECT_NE(bad.exit_code, 0);
+}

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -300,7 +301,10 @@ KinetoFileInfo stream_kineto_into(Input& input, TraceBuilder& builder, uint32_t 
 }
 
 // Traces of this much JSON or more build their profile as they stream (ReadOptions::stream_traces):
-// a timeline would take ~37 B per event, ~300 MB per 2 GB.
+// a timeline takes ~37 B per event, where a stream's memory follows the call tree (790 MB of
+// Kineto JSON without Python events: 46 MB instead of 126, at about the same speed). Not lower:
+// a trace whose Python events come children first is read twice (the stream finds out only when
+// a parent comes; the 1 GB generated trace: 1.8 s instead of 1.0).
 constexpr uint64_t kStreamFromBytes = uint64_t(2) << 30;
 
 // Whether to read into a TraceBuilder: regular files only (the file is read again as a
