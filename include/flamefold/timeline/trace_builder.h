@@ -36,6 +36,9 @@ class TraceBuilder {
   Symbols& symbols() { return profile_.symbols; }
   uint32_t add_track(const Track& t);
   const std::vector<Track>& tracks() const { return tracks_; }
+  // A track to change: its names any time before finish(); its device flag before any of its
+  // events was added (classification happens in add()).
+  Track& track(uint32_t id) { return tracks_[id]; }
   std::vector<std::string> ranks;  // rank labels; "rank 0" when none
   std::vector<Counter> counters;
   std::vector<std::pair<std::string, std::string>> facts;
@@ -131,7 +134,9 @@ class TraceBuilder {
   bool confirmed(uint32_t event) const {
     return event / 64 < confirmed_.size() && (confirmed_[event / 64] >> (event % 64) & 1);
   }
-  void nest_host();
+  // Into a tree per track (on the nesting thread: the group frames are not known yet), or,
+  // given them, straight into the profile.
+  void nest_host(GroupNodes* into_final = nullptr);
   void graft_tracks(GroupNodes& groups);
 
   const ReadOptions& read_;

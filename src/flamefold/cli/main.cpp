@@ -93,6 +93,12 @@ void add_read_options(CLI::App* app, ReadOptions& r) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("--weight", r.weight, "which weight to use: samples, cpu, gpu, npu, kernels, calls (default: the input's)");
   app->add_option("--threads-to-use,-j", r.threads_to_use, "worker threads (default: all cores)");
+  app->add_option_function<std::string>(
+         "--stream-traces",
+         [&r](const std::string& v) { r.stream_traces = v == "always" ? 1 : v == "never" ? -1 : 0; },
+         "Chrome/Kineto traces: build the flame graph as the events stream by, in memory that follows the call "
+         "tree (always), or from all events at once, faster (never); auto (default) streams traces of 2 GB or more")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   // Traced inputs (Kineto, nsys, Ascend): which part of the timeline to build from.
   app->add_option("--steps", r.steps, "traces: only these ProfilerStep#N ranges, e.g. 3, 3-5 or 3,5,7-9");
   app->add_option("--thread", r.threads, "traces: only threads whose name contains this, with this tid, or 'main' (tid = pid); repeatable")

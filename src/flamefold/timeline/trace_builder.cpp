@@ -142,9 +142,9 @@ void TraceBuilder::host_events_done() {
 // the device side, the group frames or which provisional launches get confirmed (a provisional
 // one whose category is left out is placed as a phantom: it changes no weight), so it can run
 // while the reader still reads device tables.
-void TraceBuilder::nest_host() {
+void TraceBuilder::nest_host(GroupNodes* into_final) {
   host_->finish();
-  track_trees_.resize(on_thread_ ? host_track_count_ : host_per_track_.size());
+  if (!into_final) track_trees_.resize(on_thread_ ? host_track_count_ : host_per_track_.size());
   std::optional<TrackNester> nester;
   uint32_t track = kNone;
   HostEvent e;
@@ -158,14 +158,17 @@ void TraceBuilder::nest_host() {
     if (e.track != track) {
       if (nester) nester->finish();
       track = e.track;
-      track_trees_[track] = std::make_unique<Profile>();
-      Profile& t = *track_trees_[track];
-      t.add_column("cpu", "ns");
-      t.add_column("calls", "count");
-      NestTarget target{&t, 0, 0, 1, {}};
+      NestTarget target{&profile_, into_final ? into_final->track_base(track) : 0, 0, 1, {}};
+      if (!into_final) {
+        track_trees_[track] = std::make_unique<Profile>();
+        Profile& t = *track_trees_[track];
+        t.add_column("cpu", "ns");
+        t.add_column("calls", "count");
+        target.profile = &t;
+      }
       if (chart_)
         target.closed = [this, track](uint32_t event, int64_t s, int64_t end, NodeId node, bool outermost) {
-          chart_->host(event, track, s, end, node, outermost);  // node: in the track's tree until renumbered
+          chart_->host(event, track, s, end, node, outermost);  // on a thread: in the track's tree until renumbered
         };
       nester.emplace(target);
     }
@@ -214,11 +217,10 @@ Profile TraceBuilder::finish() {
     while (held_->next(r)) classify(r);
     held_.reset();
   }
-  if (nesting_.joinable()) {
+  const bool nested_on_thread = nesting_.joinable();
+  if (nested_on_thread) {
     nesting_.join();
     if (nesting_error_) std::rethrow_exception(nesting_error_);
-  } else {
-    nest_host();
   }
   for (auto [event, track] : conditional_phantoms_) {
     if (!confirmed(event)) continue;
@@ -232,8 +234,12 @@ Profile TraceBuilder::finish() {
   for (size_t t = 0; t < tracks_.size(); ++t) with_events[t] = host_per_track_[t] != 0;
   GroupNodes groups(p, tracks_, ranks, with_events, read_.group_by, build_.process_level_always);
   DeviceSide device(p, tracks_, groups, sel, read_, build_);
-  graft_tracks(groups);
-  if (chart_) chart_->renumber_host_nodes(final_node_);
+  if (nested_on_thread) {
+    graft_tracks(groups);
+    if (chart_) chart_->renumber_host_nodes(final_node_);
+  } else {
+    nest_host(&groups);  // straight into the tree: no second copy of it
+  }
 
   // ---- device side: device work meets its launch (sort-merge on the correlation id) --------
   // A device op takes the first launch (by event id) of its rank with its correlation id from
@@ -265,7 +271,7 @@ Profile TraceBuilder::finish() {
       while (have_l && l.provisional && !confirmed(l.event)) have_l = launches_->next(l);
       if (!have_l) return false;
       auto take = [&]() {
-        if (l.node != kNone) l.node = final_node_[l.track][l.node];
+        if (l.node != kNone && nested_on_thread) l.node = final_node_[l.track][l.node];
         group.push_back(l);
       };
       take();

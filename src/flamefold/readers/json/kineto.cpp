@@ -6,6 +6,8 @@
 #include "flamefold/readers/json/kineto.h"
 
 #include <cpuid.h>
+#include <limits>
+#include <sys/stat.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -258,6 +261,9 @@ namespace kineto_portable {
 KinetoFileInfo kineto_detail::parse_trace_portable(Input& input, Timeline& tl, uint32_t rank_index) {
   return kineto_portable::parse_trace(input, tl, rank_index);
 }
+KinetoFileInfo kineto_detail::stream_trace_portable(Input& input, TraceBuilder& builder, uint32_t rank_index) {
+  return kineto_portable::stream_trace(input, builder, rank_index);
+}
 
 namespace {
 
@@ -280,16 +286,94 @@ bool cpu_has_lzcnt() {
   return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 5));
 }
 
-KinetoFileInfo read_kineto_into(Input& input, Timeline& tl, uint32_t rank_index) {
+namespace {
+bool use_avx2_parser() {
   // Every extension the AVX2 object is compiled with (CMakeLists.txt: flamefold_kineto_avx2).
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                            __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("pclmul") &&
                            cpu_has_lzcnt() && __builtin_cpu_supports("popcnt");
-  return avx2 && !g_force_portable ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
-                                   : kineto_detail::parse_trace_portable(input, tl, rank_index);
+  return avx2 && !g_force_portable;
+}
+
+KinetoFileInfo stream_kineto_into(Input& input, TraceBuilder& builder, uint32_t rank_index) {
+  return use_avx2_parser() ? kineto_detail::stream_trace_avx2(input, builder, rank_index)
+                           : kineto_detail::stream_trace_portable(input, builder, rank_index);
+}
+
+// Traces of this much JSON or more build their profile as they stream (ReadOptions::stream_traces):
+// a timeline takes ~37 B per event, where a stream's memory follows the call tree (790 MB of
+// Kineto JSON without Python events: 46 MB instead of 126, at about the same speed). Not lower:
+// a trace whose Python events come children first is read twice (the stream finds out only when
+// a parent comes; the 1 GB generated trace: 1.8 s instead of 1.0).
+constexpr uint64_t kStreamFromBytes = uint64_t(2) << 30;
+
+// Whether to read into a TraceBuilder: regular files only (the file is read again as a
+// timeline when it turns out to need one); not under --window or --steps (a Python event is
+// clamped into its parent before the selection clips it, where a timeline clips first), nor
+// --thread (it picks threads by name, and Kineto writes the names after the events).
+bool stream_wanted(const std::vector<std::string>& paths, const ReadOptions& o) {
+  if (o.stream_traces < 0 || !o.steps.empty() || !o.threads.empty() ||
+      o.window_start_ns != std::numeric_limits<int64_t>::min() || o.window_end_ns != std::numeric_limits<int64_t>::max())
+    return false;
+  uint64_t json_bytes = 0;
+  for (const std::string& path : paths) {
+    struct stat st;
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    const bool packed = path.size() > 3 && (path.ends_with(".gz") || path.ends_with(".zst"));
+    json_bytes += uint64_t(st.st_size) * (packed ? 13 : 1);  // gzip: ~13x smaller
+  }
+  return o.stream_traces > 0 || json_bytes >= kStreamFromBytes;
+}
+
+// The rank label of file i of several: "rank N" from distributedInfo (unique), else the file
+// name. A single input read by read_kineto keeps its file name and says its rank as a fact.
+template <class Sink>
+void label_rank(Sink& sink, const std::vector<std::string>& paths, size_t i, const KinetoFileInfo& info, bool relabel) {
+  if (!info.has_rank) return;
+  if (!relabel) {
+    sink.facts.emplace_back("rank", std::to_string(info.rank));
+    return;
+  }
+  std::string label = "rank " + std::to_string(info.rank);
+  if (std::find(sink.ranks.begin(), sink.ranks.end() - 1, label) == sink.ranks.end() - 1) sink.ranks.back() = label;
+  else sink.ranks.back() = label + " (" + base_name(paths[i]) + ")";
+  if (paths.size() == 1) sink.facts.emplace_back("rank", std::to_string(info.rank));
+}
+
+// The traces into a TraceBuilder; NeedsTimeline when one of them needs the timeline.
+Profile stream_kineto_files(const std::vector<std::string>& paths, const ReadOptions& options, Input* first) {
+  const bool relabel = first == nullptr;
+  BuildOptions b;  // outlives the builder, which keeps a reference; the device weight is known at the end
+  TraceBuilder builder(options, b, options.spool_bytes ? options.spool_bytes : kSpoolBytes);
+  builder.source_format = "kineto";
+  bool npu = false;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Input opened = first && i == 0 ? Input::from_memory("", "") : Input::open(paths[i]);
+    Input& input = first && i == 0 ? *first : opened;
+    builder.ranks.push_back(base_name(paths[i]));
+    KinetoFileInfo info = stream_kineto_into(input, builder, uint32_t(i));
+    npu = npu || info.npu;
+    label_rank(builder, paths, i, info, relabel);
+    builder.inputs.push_back(paths[i]);
+  }
+  b.device_weight = npu ? "npu" : "gpu";
+  return builder.finish();
+}
+}  // namespace
+
+KinetoFileInfo read_kineto_into(Input& input, Timeline& tl, uint32_t rank_index) {
+  return use_avx2_parser() ? kineto_detail::parse_trace_avx2(input, tl, rank_index)
+                           : kineto_detail::parse_trace_portable(input, tl, rank_index);
 }
 
 Profile read_kineto_files(const std::vector<std::string>& paths, const ReadOptions& options) {
+  if (stream_wanted(paths, options)) {
+    try {
+      return stream_kineto_files(paths, options, nullptr);
+    } catch (const kineto_detail::NeedsTimeline&) {
+      // read again below, as a timeline
+    }
+  }
   Timeline tl;
   tl.source_format = "kineto";
   bool npu = false;
@@ -298,12 +382,7 @@ Profile read_kineto_files(const std::vector<std::string>& paths, const ReadOptio
     tl.ranks.push_back(base_name(paths[i]));
     KinetoFileInfo info = read_kineto_into(input, tl, uint32_t(i));
     npu = npu || info.npu;
-    if (info.has_rank) {
-      std::string label = "rank " + std::to_string(info.rank);
-      if (std::find(tl.ranks.begin(), tl.ranks.end() - 1, label) == tl.ranks.end() - 1) tl.ranks.back() = label;
-      else tl.ranks.back() = label + " (" + base_name(paths[i]) + ")";
-      if (paths.size() == 1) tl.facts.emplace_back("rank", std::to_string(info.rank));
-    }
+    label_rank(tl, paths, i, info, true);
     tl.inputs.push_back(paths[i]);
   }
   BuildOptions b;
@@ -311,16 +390,30 @@ Profile read_kineto_files(const std::vector<std::string>& paths, const ReadOptio
   return build_profile(std::move(tl), options, b);
 }
 
-Profile read_kineto(Input& input, const ReadOptions& options) {
+namespace {
+Profile read_kineto_timeline(Input& input, const ReadOptions& options) {
   Timeline tl;
   tl.source_format = "kineto";
   tl.ranks.push_back(base_name(input.path()));
   KinetoFileInfo info = read_kineto_into(input, tl, 0);
-  if (info.has_rank) tl.facts.emplace_back("rank", std::to_string(info.rank));
+  label_rank(tl, {input.path()}, 0, info, false);
   tl.inputs.push_back(input.path());
   BuildOptions b;
   b.device_weight = info.npu ? "npu" : "gpu";
   return build_profile(std::move(tl), options, b);
+}
+}  // namespace
+
+Profile read_kineto(Input& input, const ReadOptions& options) {
+  if (stream_wanted({input.path()}, options)) {
+    try {
+      return stream_kineto_files({input.path()}, options, &input);
+    } catch (const kineto_detail::NeedsTimeline&) {
+      Input again = Input::open(input.path());  // a regular file (stream_wanted)
+      return read_kineto_timeline(again, options);
+    }
+  }
+  return read_kineto_timeline(input, options);
 }
 
 }  // namespace flamefold

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "flamefold/errors.h"
@@ -37,6 +38,9 @@ namespace kineto_avx2 {
 
 KinetoFileInfo kineto_detail::parse_trace_avx2(Input& input, Timeline& tl, uint32_t rank_index) {
   return kineto_avx2::parse_trace(input, tl, rank_index);
+}
+KinetoFileInfo kineto_detail::stream_trace_avx2(Input& input, TraceBuilder& builder, uint32_t rank_index) {
+  return kineto_avx2::stream_trace(input, builder, rank_index);
 }
 
 }  // namespace flamefold

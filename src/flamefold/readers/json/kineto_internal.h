@@ -9,6 +9,7 @@
 #include "flamefold/input.h"
 #include "flamefold/readers/json/kineto.h"
 #include "flamefold/timeline.h"
+#include "flamefold/timeline/trace_builder.h"
 
 namespace flamefold::kineto_detail {
 
@@ -42,5 +43,15 @@ size_t chunk_bytes();
 
 KinetoFileInfo parse_trace_portable(Input& input, Timeline& timeline, uint32_t rank_index);
 KinetoFileInfo parse_trace_avx2(Input& input, Timeline& timeline, uint32_t rank_index);
+
+// The events of one trace straight into a TraceBuilder. Throws NeedsTimeline when something in
+// the file changes events already added (a Python parent named by a later event, kinds taken
+// from process names, flows supplying correlations, ops' Python stacks as text, CANN's rows
+// moving threads): the caller then reads it as a timeline.
+struct NeedsTimeline {
+  const char* why;
+};
+KinetoFileInfo stream_trace_portable(Input& input, TraceBuilder& builder, uint32_t rank_index);
+KinetoFileInfo stream_trace_avx2(Input& input, TraceBuilder& builder, uint32_t rank_index);
 
 }  // namespace flamefold::kineto_detail
