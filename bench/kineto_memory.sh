@@ -3,7 +3,9 @@
 # and 4): generated traces of 250 MB, 500 MB and 1 GB (../shared/gen/gen_kineto.py, --layers 24)
 # and the 1 GB one gzipped, each through `info` (read + build, the read rate) and
 # `flamegraph -o x.html` (--timeline-events 0, and the default with its flame chart), with NEW
-# and OLD binaries interleaved run by run. Medians of RUNS (default 5); peak RSS is
+# and OLD binaries interleaved run by run; then 250 MB and 1 GB traces without their Python
+# events (bench/kineto_without_python.py) and the 1 GB one, read in memory and streamed
+# (--stream-traces never / always, NEW only). Medians of RUNS (default 5); peak RSS is
 # /usr/bin/time's maximum resident set size in KiB / 1024. Checks the HTML of both is the same.
 #   bench/kineto_memory.sh NEW_FLAMEFOLD [OLD_FLAMEFOLD]
 set -euo pipefail
@@ -21,6 +23,10 @@ for mb in 250 500 1000; do
   [[ -s $f ]] || $PY "$gen" -o "$f" --target-mb $mb --layers 24 >/dev/null
 done
 [[ -s $D/kineto_1g.json.gz ]] || gzip -1 -c "$D/kineto_1g.json" >"$D/kineto_1g.json.gz"
+# The same traces without Python events, read in memory and streamed (--stream-traces, NEW only).
+for f in kineto_250m kineto_1g; do
+  [[ -s $D/${f}_nopy.json ]] || $PY "$here/bench/kineto_without_python.py" "$D/$f.json" "$D/${f}_nopy.json"
+done
 
 out=$D/kmem.txt
 : >"$out"
@@ -41,6 +47,13 @@ for i in $(seq "$RUNS"); do
       [[ $input == kineto_1g.json ]] && one $tool "html (chart)" $input "$bin" flamegraph "$D/$input" -o "$D/kmem_${tool}_chart.html"
     done
     [[ -n $OLD ]] && ! cmp -s "$D/kmem_new.html" "$D/kmem_old.html" && echo "HTML DIFFERS for $input" >&2
+  done
+  for input in kineto_250m_nopy.json kineto_1g_nopy.json kineto_1g.json; do
+    for mode in never always; do
+      one "new" "html (no chart), --stream-traces $mode" $input "$NEW" flamegraph "$D/$input" -o "$D/kmem_$mode.html" \
+        --timeline-events 0 --stream-traces $mode
+    done
+    cmp -s "$D/kmem_never.html" "$D/kmem_always.html" || echo "HTML DIFFERS streamed for $input" >&2
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
