@@ -433,7 +433,11 @@ async function main({ open, test }) {
     const bgLight = await api(page, () => window.flamefold.swPixel('callees', window.flamefold.sandwich().panes.callees.width - 3, 30));
     assert(bgLight[0] > 200, 'light ground ' + bgLight);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForTimeout(50);
+    // The graphs redraw on the media change; a loaded machine may take more than a frame.
+    await page.waitForFunction(() => {
+      const p = window.flamefold.swPixel('callees', window.flamefold.sandwich().panes.callees.width - 3, 30);
+      return p[0] < 60 && p[1] < 60 && p[2] < 60;
+    }, null, { timeout: 5000 }).catch(() => {});
     const bg = await api(page, () => window.flamefold.swPixel('callees', window.flamefold.sandwich().panes.callees.width - 3, 30));
     assert(bg[0] < 60 && bg[1] < 60 && bg[2] < 60, 'dark ground in the callees graph: ' + bg);
     const panel = await page.$eval('.sw-table', (e) => getComputedStyle(e).backgroundColor);

@@ -308,7 +308,11 @@ async function main({ open, test }) {
     await page.screenshot({ path: file, fullPage: true });
     assert(fs.statSync(file).size > 10000, 'screenshot written');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForTimeout(50);
+    // The canvas redraws on the media change; a loaded machine may take more than a frame.
+    await page.waitForFunction(() => {
+      const p = window.flamefold.pixel(window.flamefold.state().width - 2, 2);
+      return p[0] < 60 && p[1] < 60 && p[2] < 60;
+    }, null, { timeout: 5000 }).catch(() => {});
     const bg = await api(page, () => window.flamefold.pixel(window.flamefold.state().width - 2, 2));
     assert(bg[0] < 60 && bg[1] < 60 && bg[2] < 60, 'dark background on the canvas: ' + bg);
     await page.screenshot({ path: path.join(args.tmp, 'viewer-dark.png'), fullPage: true });
