@@ -82,6 +82,7 @@ inline ReadOptions options_from(uint8_t b) {
     o.window_end_ns = 1000000000;
   }
   o.threads_to_use = (b & 0x80) ? 1 : 2;
+  o.stream_traces = (b & 0x80) ? 1 : 0;  // Chrome traces: the TraceBuilder path too (small files stream only when asked)
   o.spool_bytes = 4096;  // the streaming readers spill to disk after a few rows: that path too
   return o;
 }
