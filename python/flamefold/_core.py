@@ -134,6 +134,7 @@ def load(source: Source, *,
          all: bool = False, addrs: bool = False,
          event_filter: Optional[str] = None,
          timeline_events: int = 0,
+         stream_traces: Optional[str] = None,
          progress: bool = False) -> "Profile":
     """Reads a profile: any input ``flamefold`` reads, recognised from its content.
 
@@ -165,6 +166,9 @@ def load(source: Source, *,
     event_filter     perf script: only samples of this event (default: the first seen)
     timeline_events  traces: events kept for the HTML viewer's flame chart view (the CLI's
                      --timeline-events; default 0 here: no chart, the profile stays small)
+    stream_traces    Chrome/Kineto traces: "always" builds the profile as the events stream by,
+                     in memory that follows the call tree; "never" from all events at once;
+                     "auto" (default) streams traces of 2 GB or more
     progress         a progress line on stderr while reading, when stderr is a terminal
 
     Bad input raises ``flamefold.InputError`` with the CLI's one-line message; options the input
@@ -174,7 +178,8 @@ def load(source: Source, *,
                             group_by=group_by, categories=categories, stacks=stacks, category_rule=category_rule,
                             max_input_bytes=max_input_bytes, threads_to_use=threads_to_use, pid=pid, tid=tid,
                             kernel=kernel, jit=jit, all=all, addrs=addrs, event_filter=event_filter,
-                            timeline_events=timeline_events or None, progress=progress)
+                            timeline_events=timeline_events or None, stream_traces=stream_traces,
+                            progress=progress)
     native, origin = _load_native(source, options)
     _warn_counters(native)
     return Profile(native, origin)

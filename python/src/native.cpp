@@ -109,6 +109,12 @@ ReadOptions read_options(const py::dict& d) {
     } else if (key == "window") parse_time_window(py::cast<std::string>(v), r);
     else if (key == "progress") r.progress = py::cast<bool>(v) && isatty(2);
     else if (key == "timeline_events") r.chart_events = py::cast<uint64_t>(v);
+    else if (key == "stream_traces") {
+      const std::string mode = py::cast<std::string>(v);
+      if (mode != "auto" && mode != "always" && mode != "never")
+        throw UsageError("stream_traces: expected auto, always or never, not '" + mode + "'");
+      r.stream_traces = mode == "always" ? 1 : mode == "never" ? -1 : 0;
+    }
     else throw UsageError("unknown read option '" + key + "'");
   }
   return r;

@@ -42,6 +42,8 @@ def test_options_as_keywords_match_the_cli(tmp, flamefold_cli):
         (dict(window="1:3"), ["--window", "1:3"]),
         (dict(window=(1, None)), ["--window", "1:"]),
         (dict(group_by="none", categories=["cpu_op", "kernel"]), ["--group-by", "none", "--categories", "cpu_op,kernel"]),
+        (dict(stream_traces="always"), ["--stream-traces", "always"]),
+        (dict(stream_traces="never", weight="gpu"), ["--stream-traces", "never", "--weight", "gpu"]),
     ]
     for kw, args in cases:
         got = flamefold.load(path, **kw).to_folded()
@@ -76,10 +78,19 @@ def test_usage_errors(tmp):
         flamefold.load(path, window="later")
     with pytest.raises(flamefold.UsageError):
         flamefold.load(path, group_by="everything")
+    with pytest.raises(flamefold.UsageError):
+        flamefold.load(path, stream_traces="sometimes")
     with pytest.raises(TypeError):
         flamefold.load(path, stepz=3)
     with pytest.raises(TypeError):
         flamefold.load(42)
+
+
+def test_a_streamed_trace_reads_as_the_whole_one(tmp):
+    path = write_kineto(tmp / "rank0.json", steps=4)
+    for weight in ("cpu", "gpu", "calls"):
+        assert flamefold.load(path, stream_traces="always").to_folded(weight) == \
+            flamefold.load(path, stream_traces="never").to_folded(weight)
 
 
 def test_several_paths_are_ranks(tmp, flamefold_cli):
@@ -90,7 +101,7 @@ def test_several_paths_are_ranks(tmp, flamefold_cli):
 def test_help_lists_the_options():
     doc = flamefold.load.__doc__
     for option in ("format", "weight", "steps", "thread", "window", "group_by", "categories", "stacks",
-                   "threads_to_use", "timeline_events"):
+                   "threads_to_use", "timeline_events", "stream_traces"):
         assert "\n    %s " % option in doc, option
     assert flamefold.load.__annotations__["steps"]
 
