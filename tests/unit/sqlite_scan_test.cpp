@@ -417,3 +417,14 @@ TEST(SqliteScanReal, EveryTableOfTheRealDatabasesMatchesTheApi) {
   EXPECT_GT(rows, 0u);
   std::printf("compared %zu rows in %zu tables of %zu files\n", rows, tables, files);
 }
+
+TEST(SqliteTimes, RealTimesRoundToNanosecondsAndNonsenseIsNoTime) {
+  using flamefold::sqlite::rounded_ns;
+  EXPECT_EQ(rounded_ns(1.5), 2);
+  EXPECT_EQ(rounded_ns(-1.5), -2);
+  EXPECT_EQ(rounded_ns(1700000000123456789.0), 1700000000123456768);  // the nearest double
+  EXPECT_EQ(rounded_ns(3.28222e+183), INT64_MIN);  // what the Ascend fuzzer found (a REAL startNs)
+  EXPECT_EQ(rounded_ns(-1e300), INT64_MIN);
+  EXPECT_EQ(rounded_ns(std::nan("")), INT64_MIN);
+  EXPECT_EQ(rounded_ns(9.3e18), INT64_MIN);
+}

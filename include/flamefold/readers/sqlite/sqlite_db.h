@@ -16,6 +16,13 @@
 
 namespace flamefold::sqlite {
 
+// A REAL time rounded to whole ns. NaN, or a value past int64's range, is no time at all:
+// INT64_MIN, as NULL (the cast would be undefined; found by fuzzing the Ascend reader).
+inline int64_t rounded_ns(double d) {
+  if (!(d > -9.2e18 && d < 9.2e18)) return INT64_MIN;
+  return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
+}
+
 // The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
 // only digits or the value exceeds INT64_MAX.
 inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
@@ -83,8 +90,7 @@ class Statement {
         digits_value(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col)),
                      static_cast<uint32_t>(sqlite3_column_bytes(stmt_, col)), x))
       return x;
-    double d = sqlite3_column_double(stmt_, col);  // REAL, float-notation TEXT, negative ...
-    return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
+    return rounded_ns(sqlite3_column_double(stmt_, col));  // REAL, float-notation TEXT, negative ...
   }
   std::string_view text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_, col);
@@ -152,8 +158,7 @@ class TableScan {
     if (v.type == SQLITE_NULL) return INT64_MIN;
     int64_t x;
     if (v.type == SQLITE_TEXT && digits_value(v.s, v.n, x)) return x;
-    double d = f64(col);
-    return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
+    return rounded_ns(f64(col));
   }
   std::string_view text(int col) const {
     const Value& v = values_[col];
