@@ -277,6 +277,12 @@ void append_uint(std::string& out, uint64_t v) {
 
 // v rounded to hundredths, written without trailing zeros: 12, 12.5, 12.34, -0.5.
 void append_decimal(std::string& out, double v) {
+  if (!(std::fabs(v) < 9e16)) {  // past int64 hundredths, or not finite (weights summing to inf): printf's way
+    char text[400];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    out.append(text);
+    return;
+  }
   int64_t h = std::llround(v * 100);
   if (h < 0) {
     out.push_back('-');
