@@ -51,8 +51,7 @@ void InputAhead::run() {
 
 bool InputAhead::next_chunk(std::string_view& chunk) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (!current_.empty() || current_.capacity()) spare_.push_back(std::move(current_));
-  current_ = std::string();
+  if (current_.capacity()) spare_.push_back(std::exchange(current_, std::string()));  // its buffer is reused
   changed_.notify_all();
   changed_.wait(lock, [&] { return !ready_.empty() || done_; });
   if (ready_.empty()) {

@@ -18,6 +18,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 #include <string>
@@ -348,8 +349,9 @@ Profile stream_kineto_files(const std::vector<std::string>& paths, const ReadOpt
   builder.source_format = "kineto";
   bool npu = false;
   for (size_t i = 0; i < paths.size(); ++i) {
-    Input opened = first && i == 0 ? Input::from_memory("", "") : Input::open(paths[i]);
-    Input& input = first && i == 0 ? *first : opened;
+    std::optional<Input> opened;
+    if (!(first && i == 0)) opened.emplace(Input::open(paths[i]));
+    Input& input = opened ? *opened : *first;
     builder.ranks.push_back(base_name(paths[i]));
     KinetoFileInfo info = stream_kineto_into(input, builder, uint32_t(i));
     npu = npu || info.npu;
