@@ -10,6 +10,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/sqlite/ascend.h"
+#include "flamefold/readers/sqlite/sqlite_db.h"
 #include "html_payload.h"
 #include "profile_compare.h"
 #include "sqlite_fixture.h"
@@ -315,6 +316,47 @@ TEST(AscendStream, TheChartsDefaultBoundIsSmallerForDatabases) {
   EXPECT_EQ(limit_in_page(" --timeline-events 1000000"), 1000000u);
   EXPECT_EQ(limit_in_page(" --timeline-events 300"), 300u);
   EXPECT_EQ(limit_in_page(" --timeline-events 0"), 0u);
+}
+
+// A damaged page in the middle of the host table, while the task tables are decoded ahead
+// behind it: the read ends with the page's error. (The scans ahead waiting for room and for each
+// other used to deadlock here, so the run hung instead of failing.)
+TEST(AscendStream, ADamagedHostPageFailsWhileTablesAreDecodedAhead) {
+  Gen g;
+  g.threads = 2;
+  g.steps = 40;
+  g.calls_per_step = 600;
+  g.seed = 3;
+  std::string db = make_generated_db("gen_big_damaged_0.db", g);
+  int64_t root = 0, tasks = 0, page_size = 0;
+  {
+    sqlite::Db d = sqlite::Db::open(db);
+    root = d.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'PYTORCH_API'", "test");
+    tasks = d.scalar("SELECT COUNT(*) FROM TASK", "test");
+    page_size = d.scalar("PRAGMA page_size", "test");
+  }
+  ASSERT_GT(tasks, 5 * 4096) << "the TASK scan ahead must fill its queue for this test";
+  std::string bytes = test::read_file(db);
+  auto at = [&](int64_t page) { return reinterpret_cast<unsigned char*>(bytes.data()) + (page - 1) * page_size + (page == 1 ? 100 : 0); };
+  // From the root down through middle children to a leaf: its page type made invalid.
+  int64_t page = root;
+  while (at(page)[0] == 0x05) {
+    const unsigned char* h = at(page);
+    const unsigned cells = (h[3] << 8) | h[4];
+    const unsigned char* ptr = h + 12 + 2 * (cells / 2);
+    const unsigned char* cell = reinterpret_cast<unsigned char*>(bytes.data()) + (page - 1) * page_size + ((ptr[0] << 8) | ptr[1]);
+    page = (int64_t(cell[0]) << 24) | (cell[1] << 16) | (cell[2] << 8) | cell[3];
+  }
+  ASSERT_EQ(at(page)[0], 0x0D) << "a table leaf page";
+  at(page)[0] = 0x7F;
+  const std::string damaged = test::write_file("gen_big_damaged_1.db", bytes);
+  ReadOptions o;
+  try {
+    read_ascend(damaged, o);
+    ADD_FAILURE() << "a damaged page read without an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("page " + std::to_string(page)), std::string::npos) << e.what();
+  }
 }
 
 TEST(AscendStream, StepsAreRefusedAsBefore) {

@@ -428,3 +428,55 @@ TEST(SqliteTimes, RealTimesRoundToNanosecondsAndNonsenseIsNoTime) {
   EXPECT_EQ(rounded_ns(std::nan("")), INT64_MIN);
   EXPECT_EQ(rounded_ns(9.3e18), INT64_MIN);
 }
+
+// ScanAhead (scan_ahead.h): chained scans give every row in table order, one table after the
+// other; and when a reader drops them early (it failed on a row), their workers end: a later scan
+// waiting for an earlier one to finish, which waits for room, was a deadlock.
+#include "flamefold/readers/sqlite/scan_ahead.h"
+
+namespace {
+const char* kTwoTables = R"(
+CREATE TABLE first (v INTEGER); CREATE TABLE second (v INTEGER);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000) INSERT INTO first SELECT x FROM n;
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000) INSERT INTO second SELECT -x FROM n;
+)";
+using Ahead = sqlite::ScanAhead<int64_t>;
+std::unique_ptr<Ahead> ahead_of(const std::string& path, const char* table, std::shared_ptr<sqlite::Gate> before,
+                                std::shared_ptr<sqlite::Gate> after) {
+  return std::make_unique<Ahead>(path, table, std::vector<std::string>{"v"}, std::string("table ") + table,
+                                 [](const sqlite::TableScan& s) { return s.i64(0); }, before, after);
+}
+}  // namespace
+
+TEST(SqliteScanAhead, ChainedScansGiveEveryRowInOrder) {
+  std::string path = make_file("two_tables.db", "PRAGMA page_size=4096", kTwoTables);
+  auto gate = std::make_shared<sqlite::Gate>();
+  auto a = ahead_of(path, "first", nullptr, gate);
+  auto b = ahead_of(path, "second", gate, nullptr);
+  std::vector<int64_t> batch;
+  int64_t expect = 1;
+  while (a->next_batch(batch))
+    for (int64_t v : batch) ASSERT_EQ(v, expect++);
+  EXPECT_EQ(expect, 50001);
+  expect = -1;
+  while (b->next_batch(batch))
+    for (int64_t v : batch) ASSERT_EQ(v, expect--);
+  EXPECT_EQ(expect, -50001);
+}
+
+TEST(SqliteScanAhead, DroppingChainedScansEarlyEndsTheirWorkers) {
+  std::string path = make_file("two_tables.db", "PRAGMA page_size=4096", kTwoTables);
+  for (int taken = 0; taken < 3; ++taken) {
+    auto gate = std::make_shared<sqlite::Gate>();
+    auto a = ahead_of(path, "first", nullptr, gate);
+    auto b = ahead_of(path, "second", gate, nullptr);
+    std::vector<int64_t> batch;
+    for (int k = 0; k < taken; ++k) ASSERT_TRUE(a->next_batch(batch));
+    b.reset();  // as a reader's locals go: the later scan first, while `a` fills its queue
+    a.reset();
+  }
+  // A scan dropped before its turn, whose gate nothing else would open, ends too.
+  auto never = std::make_shared<sqlite::Gate>();
+  auto c = ahead_of(test::tmp_path("no_such.db"), "first", never, nullptr);
+  c.reset();
+}

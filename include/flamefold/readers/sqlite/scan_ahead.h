@@ -11,16 +11,14 @@
 
 #pragma once
 #include <condition_variable>
-#include <deque>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "flamefold/readers/sqlite/sqlite_db.h"
+#include "flamefold/work_ahead.h"
 
 namespace flamefold::sqlite {
 
@@ -54,81 +52,49 @@ class ScanAhead {
   // once `before` (if any) has opened; opens `after` (if any) when done.
   ScanAhead(std::string path, std::string table, std::vector<std::string> columns, std::string place, Decode decode,
             std::shared_ptr<Gate> before = nullptr, std::shared_ptr<Gate> after = nullptr)
-      : before_(std::move(before)), after_(std::move(after)),
-        worker_([this, path = std::move(path), table = std::move(table), columns = std::move(columns),
-                 place = std::move(place), decode = std::move(decode)] { run(path, table, columns, place, decode); }) {}
+      : before_(before),
+        ahead_(kBatches, [path = std::move(path), table = std::move(table), columns = std::move(columns),
+                          place = std::move(place), decode = std::move(decode), before = std::move(before),
+                          after = std::move(after)](WorkAhead<std::vector<Row>>& q) {
+          // The next scan may start when this one ends, however it ends.
+          struct OpenAfter {
+            Gate* gate;
+            ~OpenAfter() {
+              if (gate) gate->open();
+            }
+          } open_after{after.get()};
+          std::vector<Row> batch;
+          if (before) before->wait();
+          if (!q.room(batch)) return;  // dropped while it waited
+          Db db = Db::open(path);
+          TableScan s = db.scan(table, columns, place);
+          while (true) {
+            batch.clear();
+            batch.reserve(kBatchRows);
+            bool more = true;
+            while (batch.size() < kBatchRows && (more = s.step())) batch.push_back(decode(s));
+            if (!batch.empty()) q.push(std::move(batch));
+            if (!more || !q.room(batch)) return;
+          }
+        }) {}
 
+  // Dropped (a reader failed or stopped early): the worker stops. One still waiting for the scan
+  // before it would wait for ever, as that one is dropped after this one (it was made first) and
+  // may itself be waiting for room: the `before` gate is opened, and the worker sees the stop.
   ~ScanAhead() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    worker_.join();
+    ahead_.stop();
+    if (before_) before_->open();
   }
   ScanAhead(const ScanAhead&) = delete;
   ScanAhead& operator=(const ScanAhead&) = delete;
 
   // The next rows in table order (replacing `out`'s contents); false when none are left.
-  bool next_batch(std::vector<Row>& out) {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return !ready_.empty() || done_; });
-    if (ready_.empty()) {
-      if (error_) std::rethrow_exception(error_);
-      return false;
-    }
-    out.swap(ready_.front());
-    ready_.pop_front();
-    changed_.notify_all();
-    return true;
-  }
+  bool next_batch(std::vector<Row>& out) { return ahead_.next(out); }
 
  private:
   static constexpr size_t kBatchRows = 4096, kBatches = 4;
-
-  void run(const std::string& path, const std::string& table, const std::vector<std::string>& columns,
-           const std::string& place, const Decode& decode) {
-    if (before_) before_->wait();
-    try {
-      Db db = Db::open(path);
-      std::vector<Row> batch;
-      batch.reserve(kBatchRows);
-      auto hand_over = [&]() {
-        std::unique_lock<std::mutex> lock(mu_);
-        changed_.wait(lock, [&] { return ready_.size() < kBatches || stop_; });
-        if (stop_) return false;
-        ready_.push_back(std::move(batch));
-        batch = std::vector<Row>();
-        batch.reserve(kBatchRows);
-        changed_.notify_all();
-        return true;
-      };
-      TableScan s = db.scan(table, columns, place);
-      bool more = true;
-      while (more) {
-        more = s.step();
-        if (more) batch.push_back(decode(s));
-        if ((batch.size() == kBatchRows || (!more && !batch.empty())) && !hand_over()) break;
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      error_ = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ = true;
-    }
-    changed_.notify_all();
-    if (after_) after_->open();
-  }
-
-  std::shared_ptr<Gate> before_, after_;
-  std::mutex mu_;
-  std::condition_variable changed_;
-  std::deque<std::vector<Row>> ready_;
-  std::exception_ptr error_;
-  bool done_ = false, stop_ = false;
-  std::thread worker_;  // last: started once the members it uses exist
+  std::shared_ptr<Gate> before_;
+  WorkAhead<std::vector<Row>> ahead_;  // last: its worker starts at once
 };
 
 // Rows of one table in order: from a ScanAhead when one was started for it, else from a scan on
