@@ -43,7 +43,9 @@ class SpillFile {
 };
 
 // Bytes a spool may hold in memory by default (its buffer and the scratch space of its sort).
-inline constexpr size_t kSpoolBytes = size_t(8) << 20;
+// 4 MB: a 1M-call Ascend DB -> HTML then peaks at ~31 MB instead of ~38, at the same speed up to
+// 10M calls (runs that fit the CPU caches sort faster, which pays for merging twice as many).
+inline constexpr size_t kSpoolBytes = size_t(4) << 20;
 
 // Records of T (trivially copyable) in the order `less` gives. Equal records come out in no
 // particular order: give the key a unique tie-break (a sequence number) when order matters.
