@@ -161,6 +161,7 @@ class TraceBuilder {
   std::vector<std::pair<uint32_t, int64_t>> host_track_ids_;  // (rank, pid) per track, for nest_host
   size_t host_track_count_ = 0;  // tracks when the nesting thread started (host events are on these)
   bool on_thread_ = false;       // nest_host runs on its own thread (set before it starts)
+  bool launches_sorted_ = false;  // launches_->finish() was called (by nest_host on its thread)
   // The flame chart (ReadOptions::chart_events): its events (host ones from the nesting thread,
   // device ones in finish()) and the ProfilerStep ranges seen by add().
   std::unique_ptr<ChartCollector> chart_;

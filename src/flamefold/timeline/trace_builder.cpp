@@ -177,6 +177,12 @@ void TraceBuilder::nest_host(GroupNodes* into_final) {
   }
   if (nester) nester->finish();
   host_.reset();
+  // Launches come only from host events: on the nesting thread, their sort is done here, beside
+  // the reader's device tables, rather than in finish().
+  if (on_thread_) {
+    launches_->finish();
+    launches_sorted_ = true;
+  }
 }
 
 // Each track's tree under its group frames, in track order: nodes get the numbers nesting the
@@ -248,7 +254,7 @@ Profile TraceBuilder::finish() {
   Spool<Placed, ByOrder> placed(memory_ / 4);
   {
     device_->finish();
-    launches_->finish();
+    if (!launches_sorted_) launches_->finish();
     Launch l;
     bool have_l = launches_->next(l);
     std::vector<Launch> group;  // the launches of one (rank, correlation), in event order
