@@ -182,3 +182,52 @@ TEST(StackFormats, CutAndDamagedInputsNeverCrash) {
   EXPECT_GT(read, 0);
   EXPECT_GT(refused, 0);
 }
+
+// DTrace and SystemTap inputs of 8 MB or more are cut after count lines and read by several
+// workers: the same profile as one worker reads, CRLF line ends included; a header longer than
+// a piece (no blank line anywhere) and frames after the last count are still reported.
+TEST(StackFormats, BigDtraceAndStapReadOnSeveralThreadsAsOnOne) {
+  auto read_with = [](const std::string& path, const char* format, unsigned threads) {
+    ReadOptions o;
+    o.format = format;
+    o.threads_to_use = threads;
+    return read_profile({path}, o);
+  };
+  auto counted = [](const Profile& p, std::string_view what) {
+    for (const Counter& c : p.counters)
+      if (c.what.find(what) != std::string::npos) return c.count;
+    return uint64_t(0);
+  };
+  std::string dtrace = test::gen::dtrace(5, 42000), stap = test::gen::stap(6, 45000);
+  ASSERT_GT(dtrace.size(), size_t(9) << 20);
+  ASSERT_GT(stap.size(), size_t(9) << 20);
+  std::string crlf;
+  for (char c : dtrace) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* format;
+  } cases[] = {{"big.dtrace", dtrace + "              app`left+0x1\n", "dtrace"},
+               {"big_crlf.dtrace", crlf, "dtrace"},
+               {"big.stap", stap + " 0xffffffff81000000 : left+0x1/0x10 [kernel]\n", "stap"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = test::write_file(c.name, c.text);
+    Profile one = read_with(path, c.format, 1), two = read_with(path, c.format, 2);
+    EXPECT_EQ(folded_of(two), folded_of(one));
+    EXPECT_EQ(total(two), total(one));
+    EXPECT_GT(total(one), 0);
+    EXPECT_EQ(counted(two, "frames after the last count"), counted(one, "frames after the last count"));
+  }
+  EXPECT_EQ(counted(read_with(test::tmp_path("big.dtrace"), "dtrace", 2), "frames after the last count"), 1u);
+  EXPECT_EQ(counted(read_with(test::tmp_path("big_crlf.dtrace"), "dtrace", 2), "frames after the last count"), 0u);
+  // No blank line after the header: every line is header, over all the pieces.
+  std::string no_blank;
+  for (char c : dtrace)
+    if (!(c == '\n' && !no_blank.empty() && no_blank.back() == '\n')) no_blank += c;
+  ASSERT_EQ(no_blank.find("\n\n"), std::string::npos);
+  const std::string path = test::write_file("no_blank.dtrace", no_blank);
+  Profile p = read_with(path, "dtrace", 2);
+  EXPECT_EQ(total(p), 0);
+  EXPECT_EQ(counted(p, "no blank line after the header"), 1u);
+}

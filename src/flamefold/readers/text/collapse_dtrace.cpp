@@ -1,13 +1,14 @@
 // DTrace ustack()/stack()/jstack() aggregations (as inferno-collapse-dtrace and
 // stackcollapse.pl read them) and SystemTap print_stack() aggregations (stackcollapse-stap.pl).
 // Both print each stack leaf first, one frame a line, then its count alone on a line.
-#include <deque>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/text/collapse.h"
 #include "flamefold/readers/text/collapse_common.h"
+#include "flamefold/readers/text/parallel_feed.h"
 
 namespace flamefold {
 
@@ -15,12 +16,49 @@ using namespace collapse;
 
 namespace {
 
+// The frames of the stack being read, in one buffer reused from stack to stack (no string per
+// frame). Lines come leaf first; a line gives one frame, or several (an inlined chain, kept in
+// the line's order). join() gives them root first, separated by ';'.
+class LeafFirstStack {
+ public:
+  void start_line() { line_first_.push_back(static_cast<uint32_t>(ends_.size())); }
+  std::string& text() { return text_; }  // the current frame's text is appended here
+  void end_frame() { ends_.push_back(static_cast<uint32_t>(text_.size())); }
+  bool empty() const { return ends_.empty(); }
+  void clear() {
+    text_.clear();
+    ends_.clear();
+    line_first_.clear();
+  }
+  // `leaf_offset`: the leaf's offset (from its last '+') is dropped (--includeoffset).
+  void join(std::string& out, bool leaf_offset = false) const {
+    out.clear();
+    bool first = true;
+    for (size_t l = line_first_.size(); l-- > 0;) {
+      const size_t from = line_first_[l], to = l + 1 < line_first_.size() ? line_first_[l + 1] : ends_.size();
+      for (size_t k = from; k < to; ++k) {
+        const size_t begin = k ? ends_[k - 1] : 0;
+        std::string_view f(text_.data() + begin, ends_[k] - begin);
+        if (leaf_offset && l == 0 && k + 1 == to) f = f.substr(0, f.rfind('+'));
+        if (!first) out += ';';
+        first = false;
+        out += f;
+      }
+    }
+  }
+
+ private:
+  std::string text_;
+  std::vector<uint32_t> ends_;        // where each frame's text ends
+  std::vector<uint32_t> line_first_;  // each line's first frame
+};
+
 // One frame line of DTrace output, named as inferno-collapse-dtrace names it: the offset from
 // the last '+' dropped, C++ arguments dropped, Java's 'L' prefixes and ';' separators tidied,
 // and "a->b->c" (inlined frames) split into a, b_[i], c_[i].
 // With `keep_offset` (--includeoffset) the offset stays and every frame is treated as possibly
 // inlined, C++ and Java, as inferno does.
-void dtrace_frame(std::string_view line, std::vector<std::string>& out, bool keep_offset) {
+void dtrace_frame(std::string_view line, LeafFirstStack& stack, bool keep_offset) {
   bool inlines = keep_offset, cpp = keep_offset, semicolon = keep_offset;
   size_t last_plus = line.size();
   for (size_t i = 0; i < line.size() && !keep_offset; ++i) {
@@ -39,15 +77,18 @@ void dtrace_frame(std::string_view line, std::vector<std::string>& out, bool kee
     }
   }
   if (frame.empty()) frame = "-";
+  std::string& out = stack.text();
   auto tidy = [&](std::string_view f) {
-    std::string s(f);
+    const size_t at = out.size();
+    out += f;
     if (semicolon)
-      for (char& c : s)
-        if (c == ';') c = ':';
-    return s;
+      for (size_t i = at; i < out.size(); ++i)
+        if (out[i] == ';') out[i] = ':';
   };
+  stack.start_line();
   if (!inlines) {
-    out.push_back(tidy(frame));
+    tidy(frame);
+    stack.end_frame();
     return;
   }
   bool first = true;
@@ -56,94 +97,155 @@ void dtrace_frame(std::string_view line, std::vector<std::string>& out, bool kee
     size_t arrow = frame.find("->", pos);
     std::string_view f = frame.substr(pos, arrow == std::string_view::npos ? std::string_view::npos : arrow - pos);
     while (!f.empty() && f[0] == 'L') f.remove_prefix(1);
-    std::string s = tidy(f);
-    if (!first) s += "_[i]";
+    tidy(f);
+    if (!first) out += "_[i]";
     first = false;
-    out.push_back(std::move(s));
+    stack.end_frame();
     if (arrow == std::string_view::npos) break;
     pos = arrow + 2;
   }
 }
 
-// Frames of the stack being read, root first: lines come leaf first, so each one goes in front.
-struct LeafFirstStack {
-  std::deque<std::string> frames;
-  // `leaf_offset`: the leaf's offset (from its last '+') is dropped (--includeoffset).
-  std::string joined(bool leaf_offset = false) const {
-    std::string s;
-    for (size_t i = 0; i < frames.size(); ++i) {
-      if (i) s += ';';
-      std::string_view f = frames[i];
-      if (leaf_offset && i + 1 == frames.size()) f = f.substr(0, f.rfind('+'));
-      s += f;
-    }
-    return s;
+// Calls f(line) for each line of a job's text (as collapse::Lines splits them: without '\n'
+// and a '\r' before it).
+template <typename F>
+void each_line(std::string_view text, F&& f) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    f(line);
+    pos = end + 1;
   }
+}
+
+// Where the text up to its last count line ends (0: none): every stack is whole before it, so
+// workers can take the pieces apart. Chunks end at a line break (TextSource).
+template <typename IsCount>
+size_t after_last_count(std::string_view chunk, IsCount&& is_count) {
+  size_t stop = chunk.size();
+  while (stop > 0) {
+    const size_t content_end = chunk[stop - 1] == '\n' ? stop - 1 : stop;
+    const void* nl = content_end ? memrchr(chunk.data(), '\n', content_end) : nullptr;
+    const size_t begin = nl ? static_cast<size_t>(static_cast<const char*>(nl) - chunk.data()) + 1 : 0;
+    std::string_view line = chunk.substr(begin, content_end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (is_count(line)) return stop;
+    stop = begin;
+  }
+  return 0;
+}
+
+// What one worker gathered from its pieces of the input.
+struct StackWorker {
+  StackCounts counts;
+  LeafFirstStack stack;
+  std::string joined;
+  uint64_t stacks = 0;
+  bool frames_left = false;  // frames after the input's last count
 };
+
+struct SkipHeader {
+  size_t bytes = 0;  // of the job's text that still belong to the header
+};
+
+// Both formats: a stack's lines, then its count alone on a line. The input is cut after count
+// lines into jobs read by several workers (each into a table of its own, added up at the end),
+// since a count line always ends the stack before it. read_line(worker, line) reads one line of
+// a job; `header` (DTrace) skips the lines up to the first blank one.
+template <typename IsCount, typename ReadLine>
+Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_view format, bool header,
+                          IsCount&& is_count, ReadLine&& read_line) {
+  TextSource src(input);
+  Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
+  const unsigned workers = parallel_feed::workers_for(input, options);
+  std::vector<StackWorker> results(workers);
+  bool header_ended = !header;
+  parallel_feed::run_records<SkipHeader>(
+      src, progress, workers, [&](std::string_view chunk, bool) { return after_last_count(chunk, is_count); },
+      [&](parallel_feed::Job<SkipHeader>& j) {  // on the reading thread, in input order
+        // The header: the lines up to the first blank one, maybe over several jobs.
+        size_t pos = 0;
+        while (!header_ended && pos < j.text.size()) {
+          const size_t nl = j.text.find('\n', pos);
+          const size_t end = nl == std::string::npos ? j.text.size() : nl;
+          std::string_view line = std::string_view(j.text).substr(pos, end - pos);
+          if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+          pos = nl == std::string::npos ? j.text.size() : nl + 1;
+          header_ended = trim(line).empty();
+        }
+        j.extra.bytes = pos;
+      },
+      [&](unsigned w, const parallel_feed::Job<SkipHeader>& j) {
+        StackWorker& r = results[w];
+        each_line(std::string_view(j.text).substr(j.extra.bytes), [&](std::string_view line) { read_line(r, line); });
+        if (j.last && !r.stack.empty()) r.frames_left = true;
+      });
+  progress.finish();
+  StackCounts& counts = results[0].counts;
+  uint64_t stacks = results[0].stacks;
+  bool frames_left = results[0].frames_left;
+  for (size_t w = 1; w < results.size(); ++w) {
+    counts.add_all(std::move(results[w].counts));
+    stacks += results[w].stacks;
+    frames_left = frames_left || results[w].frames_left;
+  }
+  Profile p = counts.build(input, format);
+  p.facts.emplace_back("stacks", std::to_string(stacks));
+  if (!header_ended) p.count("no blank line after the header (nothing read)");
+  if (frames_left) p.count("frames after the last count (no count: skipped)");
+  return p;
+}
 
 }  // namespace
 
 Profile read_dtrace(Input& input, const ReadOptions& options) {
-  Lines lines(input);
-  std::string_view line;
-  // The header (the probe description dtrace prints) ends at the first blank line.
-  bool header_ended = false;
-  while (lines.next(line))
-    if (trim(line).empty()) {
-      header_ended = true;
-      break;
-    }
-  StackCounts counts;
-  LeafFirstStack stack;
-  std::vector<std::string> parts;
-  uint64_t stacks = 0;
-  while (lines.next(line)) {
+  const bool offset = options.collapse.include_offset;
+  auto is_count = [](std::string_view line) {
+    uint64_t n;
+    return parse_usize(trim(line), n);
+  };
+  return read_stack_counts(input, options, "dtrace", /*header=*/true, is_count, [offset](StackWorker& r, std::string_view line) {
     std::string_view t = trim(line);
-    if (t.empty()) continue;
+    if (t.empty()) return;
     uint64_t count;
     if (parse_usize(t, count)) {
-      counts.add(stack.joined(options.collapse.include_offset), static_cast<double>(count));
-      stack.frames.clear();
-      ++stacks;
-      continue;
+      r.stack.join(r.joined, offset);
+      r.counts.add(r.joined, static_cast<double>(count));
+      r.stack.clear();
+      ++r.stacks;
+      return;
     }
-    parts.clear();
-    dtrace_frame(t, parts, options.collapse.include_offset);
-    for (size_t k = parts.size(); k-- > 0;) stack.frames.push_front(std::move(parts[k]));
-  }
-  Profile p = counts.build(input, "dtrace");
-  p.facts.emplace_back("stacks", std::to_string(stacks));
-  if (!header_ended) p.count("no blank line after the header (nothing read)");
-  if (!stack.frames.empty()) p.count("frames after the last count (no count: skipped)");
-  return p;
+    dtrace_frame(t, r.stack, offset);
+  });
 }
 
 Profile read_stap(Input& input, const ReadOptions& options) {
-  Lines lines(input);
-  std::string_view line;
-  StackCounts counts;
-  LeafFirstStack stack;
-  uint64_t stacks = 0;
-  while (lines.next(line)) {
+  auto is_count = [](std::string_view line) {
+    std::string_view digits;
+    return perl_count_line(line, digits);
+  };
+  return read_stack_counts(input, options, "stap", /*header=*/false, is_count, [](StackWorker& r, std::string_view line) {
     std::string_view digits;
     if (perl_count_line(line, digits)) {
-      counts.add(stack.joined(), perl_number(digits));
-      stack.frames.clear();
-      ++stacks;
-      continue;
+      r.stack.join(r.joined);
+      r.counts.add(r.joined, perl_number(digits));
+      r.stack.clear();
+      ++r.stacks;
+      return;
     }
     std::string_view f = perl_trim_start(line);
-    if (f.empty()) continue;
+    if (f.empty()) return;
     size_t plus = f.rfind('+');  // the offset
     if (plus != std::string_view::npos) f = f.substr(0, plus);
     size_t colon = f.rfind(" : ");  // "0xffffffff8104f0f6 : " before the symbol
     if (colon != std::string_view::npos) f = f.substr(colon + 3);
-    stack.frames.push_front(f.empty() ? std::string("-") : std::string(f));
-  }
-  Profile p = counts.build(input, "stap");
-  p.facts.emplace_back("stacks", std::to_string(stacks));
-  if (!stack.frames.empty()) p.count("frames after the last count (no count: skipped)");
-  return p;
+    r.stack.start_line();
+    r.stack.text() += f.empty() ? std::string_view("-") : f;
+    r.stack.end_frame();
+  });
 }
 
 namespace {

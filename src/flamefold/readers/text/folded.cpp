@@ -1383,12 +1383,7 @@ Profile read_folded(Input& input, const ReadOptions& options) {
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
 
-  unsigned workers = options.threads_to_use ? options.threads_to_use : std::thread::hardware_concurrency();
-  workers = std::clamp(workers, 1u, 64u);
-  // Threads pay off only on big inputs (size unknown for stdin: assume big).
-  constexpr uint64_t kParallelFrom = 8 << 20;
-  uint64_t size = input.size_on_disk();
-  if (size != 0 && size < (input.compression() == Compression::None ? kParallelFrom : kParallelFrom / 8)) workers = 1;
+  const unsigned workers = parallel_feed::workers_for(input, options);
   // Sorted input (stackcollapse-* output) is split between workers, whose few distinct frames
   // and listed stacks merge cheaply. Unsorted input (samplers' output) goes into one tree as it
   // comes: merging per-worker tables of many distinct frames cost what the second thread saved.

@@ -4,6 +4,7 @@
 // thread works on one itself whenever the queue backs up. Memory stays bounded (workers + 2
 // buffers), whatever the input size.
 #pragma once
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -14,10 +15,23 @@
 #include <thread>
 #include <vector>
 
+#include "flamefold/input.h"
+#include "flamefold/options.h"
 #include "flamefold/progress.h"
 #include "flamefold/readers/text/text_source.h"
 
 namespace flamefold::parallel_feed {
+
+// Workers for reading `input`: --threads-to-use (default: the cores), but one for inputs under
+// 8 MB (1 MB compressed), where threads cost more than they save. Size unknown (stdin): big.
+inline unsigned workers_for(const Input& input, const ReadOptions& options) {
+  unsigned workers = options.threads_to_use ? options.threads_to_use : std::thread::hardware_concurrency();
+  workers = std::clamp(workers, 1u, 64u);
+  constexpr uint64_t kParallelFrom = 8 << 20;
+  const uint64_t size = input.size_on_disk();
+  if (size != 0 && size < (input.compression() == Compression::None ? kParallelFrom : kParallelFrom / 8)) workers = 1;
+  return workers;
+}
 
 struct NoExtra {};
 

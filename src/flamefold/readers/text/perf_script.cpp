@@ -931,13 +931,7 @@ Profile read_perf_script(Input& input, const ReadOptions& options) {
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
 
-  unsigned workers = options.threads_to_use ? options.threads_to_use : std::thread::hardware_concurrency();
-  if (workers == 0) workers = 1;
-  if (workers > 64) workers = 64;
-  // Threads pay off only on big inputs (size unknown for stdin: assume big).
-  constexpr uint64_t kParallelFrom = 8 << 20;
-  uint64_t size = input.size_on_disk();
-  if (size != 0 && size < (input.compression() == Compression::None ? kParallelFrom : kParallelFrom / 8)) workers = 1;
+  const unsigned workers = parallel_feed::workers_for(input, options);
 
   std::string filter = o.event_filter;
   bool filter_known = !filter.empty(), defaulted = false;
