@@ -345,6 +345,39 @@ profile += field(14, 3)  # default_sample_type = cpu
 put('pprof', 'profile.pb', profile)
 put('pprof', 'profile.pb.gz', gzip.compress(profile, mtime=0))
 
+# ------------------------------------------------------------------ bundles: tar and zip archives of profiles
+import io
+import tarfile
+import zipfile
+
+
+def tar_of(members, mode='w'):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime = len(data), 0
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def zip_of(members, method=zipfile.ZIP_DEFLATED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, 'w', method) as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data, compress_type=method)
+    return buf.getvalue()
+
+
+rank0 = json.dumps({"distributedInfo": {"rank": 0}, "traceEvents": kineto_trace(1)}).encode()
+rank1 = json.dumps({"distributedInfo": {"rank": 1}, "traceEvents": kineto_trace(1, with_python=False)}).encode()
+folded_seed = b'main;run;compute 40\nmain;init 5\n'
+put('bundle', 'ranks.tar', tar_of([('run/rank0.pt.trace.json', rank0), ('run/rank1.pt.trace.json', rank1)]))
+put('bundle', 'mixed.tar.gz', gzip.compress(tar_of([('a.folded', folded_seed), ('notes/readme.md', b'# not a profile\n'),
+                                                     ('b.json.gz', gzip.compress(rank1, mtime=0))]), mtime=0))
+put('bundle', 'ranks.zip', zip_of([('rank0.json', rank0), ('rank1.json', rank1)]))
+put('bundle', 'stored.zip', zip_of([('dir/', b''), ('dir/perf.txt', ''.join(perf[:60]).encode())], zipfile.ZIP_STORED))
+
 # ------------------------------------------------------------------ merge-gpu: first byte = where the cut falls
 cpu = ('1000000 python 100 100 0 _start;__libc_start_main;main;train;cudaLaunchKernel\n'
        '2000000 python 100 100 0 main;eval;__device_stub__Z4gemmPf;cudaLaunchKernel\n'

@@ -15,7 +15,7 @@ ROOT=$PWD
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_DIR=${FUZZ_DIR:-$ROOT/build-fuzz}
 JOBS=${JOBS:-$(nproc)}
-ALL=(folded perf kineto nsys ascend pstats speedscope cpuprofile gecko pprof stacks sniffed gpu_cpu_merge sqlite_pages)
+ALL=(folded perf kineto nsys ascend pstats speedscope cpuprofile gecko pprof stacks sniffed bundle gpu_cpu_merge sqlite_pages)
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=("${ALL[@]}")
 

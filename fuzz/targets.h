@@ -129,7 +129,9 @@ inline void sqlite_pages(const uint8_t* data, size_t size) {
 }
 
 // Every target by name: a reader's format name ("folded", "perf", "kineto", "nsys", "ascend",
-// "pstats", "speedscope", "cpuprofile", "gecko"), "sniffed" (the format told from the bytes), "gpu_cpu_merge" or "sqlite_pages".
+// "pstats", "speedscope", "cpuprofile", "gecko"), "sniffed" (the format told from the bytes), "bundle"
+// (the same, from seeds that are tar and zip archives: their members are read as the files they
+// hold), "gpu_cpu_merge" or "sqlite_pages".
 // The stack formats FlameGraph and inferno collapse, one fuzzer for all: the first byte picks
 // the reader (fuzz/make_corpus.py writes the seeds in this order).
 inline constexpr std::string_view kStackFormats[] = {"dtrace", "stap",     "sample", "xctrace", "vtune",
@@ -142,7 +144,7 @@ inline void run_target(std::string_view target, const uint8_t* data, size_t size
     read_and_write(kStackFormats[data[0] % n], data + 1, size - 1);
   } else if (target == "gpu_cpu_merge") merge_gpu(data, size);
   else if (target == "sqlite_pages") sqlite_pages(data, size);
-  else read_and_write(target == "sniffed" ? "" : target, data, size);
+  else read_and_write(target == "sniffed" || target == "bundle" ? "" : target, data, size);
 }
 
 }  // namespace flamefold::fuzz
