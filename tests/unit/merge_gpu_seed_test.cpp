@@ -65,6 +65,27 @@ TEST(MergeGpu, GpuWeightsAndSummary) {
             "Kernel execution counts:\n  k1: 2\n");
 }
 
+// GPU events whose times in nanoseconds do not fit in int64 (a float ts of 1e308, an int ts
+// past 9.2e15 us, a huge duration, a correlation id of 1e300) are left out and counted, not cast
+// (undefined behaviour; found by the 30-minute gpu_cpu_merge fuzz run); the rest merges as before.
+TEST(MergeGpu, TimesPastInt64AreLeftOutAndCounted) {
+  const std::string big = "{\"name\": \"cudaLaunchKernel\", \"ph\": \"X\", \"cat\": \"CUDA_Runtime\", \"ts\": 1e308, \"dur\": 5, "
+                          "\"args\": {\"correlationId\": 7}},"
+                          "{\"name\": \"k\", \"ph\": \"X\", \"cat\": \"GPU_Kernel\", \"ts\": 9300000000000000, \"dur\": 3, "
+                          "\"args\": {\"correlationId\": 8}},"
+                          "{\"name\": \"k\", \"ph\": \"X\", \"cat\": \"GPU_Kernel\", \"ts\": 5, \"dur\": 9223372036854775, "
+                          "\"args\": {\"correlationId\": 9}},"
+                          "{\"name\": \"k\", \"ph\": \"X\", \"cat\": \"GPU_Kernel\", \"ts\": 5, \"dur\": 1, "
+                          "\"args\": {\"correlationId\": 1e300}},";
+  std::string gpu = test::write_file("g_big.json", gpu_json(big + launch(1000, 1) + "," + kernel("Kernel: k1", 1001, 1, 2.5)));
+  std::string cpu = test::write_file("c_big.txt", "1000000 py 1 2 0 a;b\n");
+  std::string out = test::tmp_path("m_big.folded");
+  test::RunResult r = test::flamefold("merge-gpu --cpu " + cpu + " --gpu " + gpu + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), "a;b;[GPU_Kernel]k1 1\n");
+  EXPECT_NE(r.err.find("warning: 3 GPU events with times past int64 nanoseconds left out"), std::string::npos) << r.err;
+}
+
 TEST(MergeGpu, ClearErrors) {
   std::string gpu = test::write_file("g.json", gpu_json(launch(1000, 1)));
   std::string good_cpu = test::write_file("ok.txt", "1000000 py 1 2 0 a;b\n");

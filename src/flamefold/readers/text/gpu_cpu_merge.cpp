@@ -52,12 +52,31 @@ Num read_num(sj::value v) {
 }
 
 // int(x * 1000) as Python computes it: exact for ints, double product truncated for floats.
-int64_t us_to_ns(const Num& n) { return n.is_int ? n.i * 1000 : static_cast<int64_t>(n.d * 1000.0); }
-int64_t end_ns(const Num& start, const Num& dur) {
-  if (start.is_int && dur.is_int) return (start.i + dur.i) * 1000;
+// False when the result does not fit in int64 nanoseconds (Python's would be a big int, or an
+// OverflowError for inf): the event is left out and counted.
+bool ns_of_double(double us, int64_t& ns) {
+  const double v = us * 1000.0;
+  if (!(v > -9.2e18 && v < 9.2e18)) return false;  // NaN and inf too
+  ns = static_cast<int64_t>(v);
+  return true;
+}
+bool us_to_ns(const Num& n, int64_t& ns) {
+  if (n.is_int) return !__builtin_mul_overflow(n.i, int64_t(1000), &ns);
+  return ns_of_double(n.d, ns);
+}
+bool end_ns(const Num& start, const Num& dur, int64_t& ns) {
+  if (start.is_int && dur.is_int) {
+    int64_t sum;
+    return !__builtin_add_overflow(start.i, dur.i, &sum) && !__builtin_mul_overflow(sum, int64_t(1000), &ns);
+  }
   double s = start.is_int ? static_cast<double>(start.i) : start.d;
   double d = dur.is_int ? static_cast<double>(dur.i) : dur.d;
-  return static_cast<int64_t>((s + d) * 1000.0);
+  return ns_of_double(s + d, ns);
+}
+// A correlation id as the seed's int() of it; 0 (no id) when not a positive number in range.
+uint64_t id_of(const Num& c) {
+  if (c.is_int) return c.i > 0 ? uint64_t(c.i) : 0;
+  return c.d > 0 && c.d < 1.8e19 ? uint64_t(c.d) : 0;
 }
 
 struct Launch {
@@ -210,6 +229,7 @@ class Merger {
 
   uint64_t kernel_count() const { return kernels_.size(); }
   uint64_t launch_count() const { return launches_.size(); }
+  uint64_t times_out_of_range() const { return times_out_of_range_; }
 
  private:
   void read_event(sj::value v, U64Map& launch_of_corr) {
@@ -245,7 +265,7 @@ class Merger {
           if (ak == "correlationId" || ak == "correlation") {
             Num c = read_num(a.value());
             if (!c.present) continue;
-            uint64_t value = c.is_int ? (c.i > 0 ? uint64_t(c.i) : 0) : (c.d > 0 ? uint64_t(c.d) : 0);
+            uint64_t value = id_of(c);
             if (ak == "correlationId") {
               corr_id = value;
               has_corr_id = true;
@@ -262,7 +282,11 @@ class Merger {
     bool is_kernel = !is_launch && (cat == "GPU_Kernel" || cat == "kernel" || name.substr(0, 7) == "Kernel:");
     if (!is_launch && !is_kernel) return;
     if (!ts.positive() || !dur.positive() || corr == 0) return;
-    int64_t start = us_to_ns(ts);
+    int64_t start = 0, end = 0, span = 0;
+    if (!us_to_ns(ts, start) || !end_ns(ts, dur, end) || __builtin_sub_overflow(end, start, &span)) {
+      ++times_out_of_range_;
+      return;
+    }
     if (is_launch) {
       uint32_t fresh = static_cast<uint32_t>(launches_.size());
       uint32_t i = launch_of_corr.find_or_insert(corr, fresh);
@@ -284,7 +308,7 @@ class Merger {
     k.name = names_.intern(clean);
     k.leaf = out_strings_.intern("[GPU_Kernel]" + clean);
     k.corr = corr;
-    k.dur = end_ns(ts, dur) - start;
+    k.dur = span;
     kernels_.push_back(k);
   }
 
@@ -424,6 +448,7 @@ class Merger {
   std::vector<int64_t> starts_;
   std::vector<uint32_t> group_first_;
   std::vector<Kernel> kernels_;
+  uint64_t times_out_of_range_ = 0;
   U64Map kernel_of_corr_{1024};
   StringTable names_, out_strings_, stacks_;
   StrId pending_;
@@ -445,6 +470,7 @@ GpuMergeReport merge_gpu_cpu(const std::string& cpu_path, const std::string& gpu
   m.read_gpu(gpu_path);
   rep.kernels = m.kernel_count();
   rep.launches = m.launch_count();
+  rep.times_out_of_range = m.times_out_of_range();
   m.read_cpu(cpu_path, out, rep);
   rep.summary = m.summary(rep);
   return rep;
