@@ -154,13 +154,14 @@ struct SkipHeader {
 // Both formats: a stack's lines, then its count alone on a line. The input is cut after count
 // lines into jobs read by several workers (each into a table of its own, added up at the end),
 // since a count line always ends the stack before it. read_line(worker, line) reads one line of
-// a job; `header` (DTrace) skips the lines up to the first blank one.
+// a job; `header` (DTrace) skips the lines up to the first blank one. `parallel`: whether a
+// second worker pays (SystemTap's lines are quick to read: it did not, and cost 12 MB).
 template <typename IsCount, typename ReadLine>
-Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_view format, bool header,
+Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_view format, bool header, bool parallel,
                           IsCount&& is_count, ReadLine&& read_line) {
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
-  const unsigned workers = parallel_feed::workers_for(input, options);
+  const unsigned workers = parallel ? parallel_feed::workers_for(input, options) : 1;
   std::vector<StackWorker> results(workers);
   bool header_ended = !header;
   parallel_feed::run_records<SkipHeader>(
@@ -207,7 +208,7 @@ Profile read_dtrace(Input& input, const ReadOptions& options) {
     uint64_t n;
     return parse_usize(trim(line), n);
   };
-  return read_stack_counts(input, options, "dtrace", /*header=*/true, is_count, [offset](StackWorker& r, std::string_view line) {
+  return read_stack_counts(input, options, "dtrace", /*header=*/true, /*parallel=*/true, is_count, [offset](StackWorker& r, std::string_view line) {
     std::string_view t = trim(line);
     if (t.empty()) return;
     uint64_t count;
@@ -227,7 +228,7 @@ Profile read_stap(Input& input, const ReadOptions& options) {
     std::string_view digits;
     return perl_count_line(line, digits);
   };
-  return read_stack_counts(input, options, "stap", /*header=*/false, is_count, [](StackWorker& r, std::string_view line) {
+  return read_stack_counts(input, options, "stap", /*header=*/false, /*parallel=*/false, is_count, [](StackWorker& r, std::string_view line) {
     std::string_view digits;
     if (perl_count_line(line, digits)) {
       r.stack.join(r.joined);
