@@ -21,9 +21,9 @@ namespace {
 // the line's order). join() gives them root first, separated by ';'.
 class LeafFirstStack {
  public:
-  void start_line() { line_first_.push_back(static_cast<uint32_t>(ends_.size())); }
+  void start_line() { line_first_.push_back(ends_.size()); }
   std::string& text() { return text_; }  // the current frame's text is appended here
-  void end_frame() { ends_.push_back(static_cast<uint32_t>(text_.size())); }
+  void end_frame() { ends_.push_back(text_.size()); }
   bool empty() const { return ends_.empty(); }
   void clear() {
     text_.clear();
@@ -49,8 +49,8 @@ class LeafFirstStack {
 
  private:
   std::string text_;
-  std::vector<uint32_t> ends_;        // where each frame's text ends
-  std::vector<uint32_t> line_first_;  // each line's first frame
+  std::vector<size_t> ends_;        // where each frame's text ends
+  std::vector<size_t> line_first_;  // each line's first frame
 };
 
 // One frame line of DTrace output, named as inferno-collapse-dtrace names it: the offset from
