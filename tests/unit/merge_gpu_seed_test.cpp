@@ -84,6 +84,22 @@ TEST(MergeGpu, TimesPastInt64AreLeftOutAndCounted) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(test::read_file(out), "a;b;[GPU_Kernel]k1 1\n");
   EXPECT_NE(r.err.find("warning: 3 GPU events with times past int64 nanoseconds left out"), std::string::npos) << r.err;
+  // The id of 1e300 is no id: said too, as are launches and kernels without one.
+  EXPECT_NE(r.err.find("warning: 1 GPU launches and kernels without a correlation id left out"), std::string::npos)
+      << r.err;
+}
+
+TEST(MergeGpu, EventsWithoutCorrelationIdsAreSaid) {
+  std::string gpu = test::write_file(
+      "g_nocorr.json", gpu_json("{\"ph\": \"X\", \"cat\": \"CUDA_Runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 1000, "
+                                "\"dur\": 5}, {\"ph\": \"X\", \"cat\": \"GPU_Kernel\", \"name\": \"k\", \"ts\": 1001, \"dur\": 3}"));
+  std::string cpu = test::write_file("c_nocorr.txt", "1000000 py 1 2 0 a;b\n");
+  std::string out = test::tmp_path("m_nocorr.folded");
+  test::RunResult r = test::flamefold("merge-gpu --cpu " + cpu + " --gpu " + gpu + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::read_file(out), "a;b;[GPU_Launch_Pending] 1\n");  // as seed 002 writes it
+  EXPECT_NE(r.err.find("warning: 2 GPU launches and kernels without a correlation id left out"), std::string::npos)
+      << r.err;
 }
 
 TEST(MergeGpu, ClearErrors) {

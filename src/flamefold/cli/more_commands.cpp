@@ -220,6 +220,9 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     if (rep.malformed_lines)
       std::fprintf(stderr, "flamefold: warning: %llu malformed CPU lines skipped (first: %s)\n",
                    (unsigned long long)rep.malformed_lines, rep.first_malformed.c_str());
+    if (rep.without_correlation)
+      std::fprintf(stderr, "flamefold: warning: %llu GPU launches and kernels without a correlation id left out\n",
+                   (unsigned long long)rep.without_correlation);
     if (rep.times_out_of_range)
       std::fprintf(stderr, "flamefold: warning: %llu GPU events with times past int64 nanoseconds left out\n",
                    (unsigned long long)rep.times_out_of_range);

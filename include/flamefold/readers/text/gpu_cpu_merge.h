@@ -28,7 +28,8 @@ struct GpuMergeOptions {
 struct GpuMergeReport {
   uint64_t cpu_stacks = 0, malformed_lines = 0, kernels = 0, launches = 0;
   uint64_t matched = 0, unmatched = 0, unique_stacks = 0;
-  uint64_t times_out_of_range = 0;  // GPU events whose ts or ts + dur is past int64 ns (left out)
+  uint64_t times_out_of_range = 0;   // GPU events whose ts or ts + dur is past int64 ns (left out)
+  uint64_t without_correlation = 0;  // launches and kernels without a correlation id (left out)
   double total_weight = 0;
   std::string first_malformed;  // "line N: text"
   std::string summary;          // seed 002's "=== Summary Statistics ===" block

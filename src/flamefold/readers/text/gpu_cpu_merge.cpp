@@ -230,6 +230,7 @@ class Merger {
   uint64_t kernel_count() const { return kernels_.size(); }
   uint64_t launch_count() const { return launches_.size(); }
   uint64_t times_out_of_range() const { return times_out_of_range_; }
+  uint64_t without_correlation() const { return without_correlation_; }
 
  private:
   void read_event(sj::value v, U64Map& launch_of_corr) {
@@ -281,7 +282,11 @@ class Merger {
     bool is_launch = (cat == "CUDA_Runtime" || cat == "cuda_runtime") && name.find("LaunchKernel") != std::string_view::npos;
     bool is_kernel = !is_launch && (cat == "GPU_Kernel" || cat == "kernel" || name.substr(0, 7) == "Kernel:");
     if (!is_launch && !is_kernel) return;
-    if (!ts.positive() || !dur.positive() || corr == 0) return;
+    if (!ts.positive() || !dur.positive()) return;
+    if (corr == 0) {  // left out as seed 002 leaves it out, but said
+      ++without_correlation_;
+      return;
+    }
     int64_t start = 0, end = 0, span = 0;
     if (!us_to_ns(ts, start) || !end_ns(ts, dur, end) || __builtin_sub_overflow(end, start, &span)) {
       ++times_out_of_range_;
@@ -448,7 +453,7 @@ class Merger {
   std::vector<int64_t> starts_;
   std::vector<uint32_t> group_first_;
   std::vector<Kernel> kernels_;
-  uint64_t times_out_of_range_ = 0;
+  uint64_t times_out_of_range_ = 0, without_correlation_ = 0;
   U64Map kernel_of_corr_{1024};
   StringTable names_, out_strings_, stacks_;
   StrId pending_;
@@ -471,6 +476,7 @@ GpuMergeReport merge_gpu_cpu(const std::string& cpu_path, const std::string& gpu
   rep.kernels = m.kernel_count();
   rep.launches = m.launch_count();
   rep.times_out_of_range = m.times_out_of_range();
+  rep.without_correlation = m.without_correlation();
   m.read_cpu(cpu_path, out, rep);
   rep.summary = m.summary(rep);
   return rep;
