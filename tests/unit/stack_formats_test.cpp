@@ -183,10 +183,9 @@ TEST(StackFormats, CutAndDamagedInputsNeverCrash) {
   EXPECT_GT(refused, 0);
 }
 
-// DTrace inputs of 8 MB or more are cut after count lines and read by several workers (SystemTap
-// ones go through the same pieces on one): the same profile as one worker reads, CRLF line ends
-// included; a header longer than a piece (no blank line anywhere) and frames after the last
-// count are still reported.
+// DTrace and SystemTap inputs of 8 MB or more are cut after count lines and read by several
+// workers: the same profile as one worker reads, CRLF line ends included; a header longer than
+// a piece (no blank line anywhere) and frames after the last count are still reported.
 TEST(StackFormats, BigDtraceAndStapReadOnSeveralThreadsAsOnOne) {
   auto read_with = [](const std::string& path, const char* format, unsigned threads) {
     ReadOptions o;

@@ -42,15 +42,6 @@ void StackCounts::add(std::string_view stack, double count) {
     it->second += count;
 }
 
-void StackCounts::add_all(StackCounts&& other) {
-  if (counts_.size() < other.counts_.size()) counts_.swap(other.counts_);
-  for (auto& [stack, count] : other.counts_) {
-    auto [it, added] = counts_.try_emplace(stack, count);
-    if (!added) it->second += count;
-  }
-  other.counts_.clear();
-}
-
 void StackCounts::set(std::string_view stack, double count) {
   auto it = counts_.find(stack);
   if (it == counts_.end())

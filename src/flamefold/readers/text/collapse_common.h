@@ -39,7 +39,6 @@ class StackCounts {
  public:
   void add(std::string_view stack, double count);  // adds to a stack seen before
   void set(std::string_view stack, double count);  // replaces it (inferno's vtune and vsprof)
-  void add_all(StackCounts&& other);                 // add() of each of other's stacks
   size_t size() const { return counts_.size(); }
   // A new profile of these stacks; `unit` names what a count is.
   Profile build(const Input& input, std::string_view source_format, std::string_view unit = "samples");

@@ -9,6 +9,8 @@
 #include "flamefold/readers/text/collapse.h"
 #include "flamefold/readers/text/collapse_common.h"
 #include "flamefold/readers/text/parallel_feed.h"
+#include "flamefold/readers/text/stack_table.h"
+#include "flamefold/strings.h"
 
 namespace flamefold {
 
@@ -30,19 +32,17 @@ class LeafFirstStack {
     ends_.clear();
     line_first_.clear();
   }
-  // `leaf_offset`: the leaf's offset (from its last '+') is dropped (--includeoffset).
-  void join(std::string& out, bool leaf_offset = false) const {
-    out.clear();
-    bool first = true;
+  // f(frame) for each frame, root first. `leaf_offset`: the leaf's offset (from its last '+')
+  // is dropped (--includeoffset).
+  template <typename F>
+  void each_frame(bool leaf_offset, F&& f) const {
     for (size_t l = line_first_.size(); l-- > 0;) {
       const size_t from = line_first_[l], to = l + 1 < line_first_.size() ? line_first_[l + 1] : ends_.size();
       for (size_t k = from; k < to; ++k) {
         const size_t begin = k ? ends_[k - 1] : 0;
-        std::string_view f(text_.data() + begin, ends_[k] - begin);
-        if (leaf_offset && l == 0 && k + 1 == to) f = f.substr(0, f.rfind('+'));
-        if (!first) out += ';';
-        first = false;
-        out += f;
+        std::string_view frame(text_.data() + begin, ends_[k] - begin);
+        if (leaf_offset && l == 0 && k + 1 == to) frame = frame.substr(0, frame.rfind('+'));
+        f(frame);
       }
     }
   }
@@ -138,13 +138,30 @@ size_t after_last_count(std::string_view chunk, IsCount&& is_count) {
   return 0;
 }
 
-// What one worker gathered from its pieces of the input.
+// What one worker gathered from its pieces of the input: its distinct stacks with their counts,
+// as sequences of frame names of its own (no joined text per stack: these formats' frames never
+// hold a ';', so splitting the peer's line at ';' gives the same frames).
 struct StackWorker {
-  StackCounts counts;
   LeafFirstStack stack;
-  std::string joined;
+  StringTable names;
+  stack_table::StackTable table;
+  std::vector<FrameId> ids;
   uint64_t stacks = 0;
   bool frames_left = false;  // frames after the input's last count
+
+  // The stack read so far ends with this count. A stack without frames is the peer's empty line,
+  // one frame named "" (as the text "" splits); a zero count adds nothing (flamegraph.pl skips
+  // stacks whose counts add up to 0, and counts are never negative).
+  void count(double n, bool leaf_offset = false) {
+    if (n != 0) {
+      ids.clear();
+      stack.each_frame(leaf_offset, [&](std::string_view f) { ids.push_back(names.intern(f)); });
+      if (ids.empty()) ids.push_back(names.intern(""));
+      table.add(ids.data(), static_cast<uint32_t>(ids.size()), stack_table::hash_frames(ids.data(), ids.size()), n);
+    }
+    stack.clear();
+    ++stacks;
+  }
 };
 
 struct SkipHeader {
@@ -154,14 +171,13 @@ struct SkipHeader {
 // Both formats: a stack's lines, then its count alone on a line. The input is cut after count
 // lines into jobs read by several workers (each into a table of its own, added up at the end),
 // since a count line always ends the stack before it. read_line(worker, line) reads one line of
-// a job; `header` (DTrace) skips the lines up to the first blank one. `parallel`: whether a
-// second worker pays (SystemTap's lines are quick to read: it did not, and cost 12 MB).
+// a job; `header` (DTrace) skips the lines up to the first blank one.
 template <typename IsCount, typename ReadLine>
-Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_view format, bool header, bool parallel,
+Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_view format, bool header,
                           IsCount&& is_count, ReadLine&& read_line) {
   TextSource src(input);
   Progress progress(options.progress, "reading " + input.path(), input.size_on_disk());
-  const unsigned workers = parallel ? parallel_feed::workers_for(input, options) : 1;
+  const unsigned workers = parallel_feed::workers_for(input, options);
   std::vector<StackWorker> results(workers);
   bool header_ended = !header;
   parallel_feed::run_records<SkipHeader>(
@@ -185,15 +201,28 @@ Profile read_stack_counts(Input& input, const ReadOptions& options, std::string_
         if (j.last && !r.stack.empty()) r.frames_left = true;
       });
   progress.finish();
-  StackCounts& counts = results[0].counts;
-  uint64_t stacks = results[0].stacks;
-  bool frames_left = results[0].frames_left;
-  for (size_t w = 1; w < results.size(); ++w) {
-    counts.add_all(std::move(results[w].counts));
-    stacks += results[w].stacks;
-    frames_left = frames_left || results[w].frames_left;
+  // The workers' stacks in one table, their names as the profile's frames.
+  Symbols symbols;
+  stack_table::StackTable table;
+  uint64_t stacks = 0;
+  bool frames_left = false;
+  std::vector<FrameId> frame_of;
+  for (StackWorker& r : results) {
+    stacks += r.stacks;
+    frames_left = frames_left || r.frames_left;
+    frame_of.resize(r.names.size());
+    for (StrId i = 0; i < r.names.size(); ++i) frame_of[i] = symbols.frame(r.names[i]);
+    r.table.rewrite([&](FrameId* f, uint32_t n, double weight) {
+      for (uint32_t k = 0; k < n; ++k) f[k] = frame_of[f[k]];
+      table.add(f, n, stack_table::hash_frames(f, n), weight);
+    });
+    r = StackWorker();
   }
-  Profile p = counts.build(input, format);
+  Profile p;
+  stack_table::build_profile(stack_table::SymbolFrames(symbols), table, p);
+  if (!p.columns.empty()) p.columns[0].unit = "samples";
+  p.source_format = std::string(format);
+  p.inputs.push_back(input.path());
   p.facts.emplace_back("stacks", std::to_string(stacks));
   if (!header_ended) p.count("no blank line after the header (nothing read)");
   if (frames_left) p.count("frames after the last count (no count: skipped)");
@@ -208,15 +237,12 @@ Profile read_dtrace(Input& input, const ReadOptions& options) {
     uint64_t n;
     return parse_usize(trim(line), n);
   };
-  return read_stack_counts(input, options, "dtrace", /*header=*/true, /*parallel=*/true, is_count, [offset](StackWorker& r, std::string_view line) {
+  return read_stack_counts(input, options, "dtrace", /*header=*/true, is_count, [offset](StackWorker& r, std::string_view line) {
     std::string_view t = trim(line);
     if (t.empty()) return;
     uint64_t count;
     if (parse_usize(t, count)) {
-      r.stack.join(r.joined, offset);
-      r.counts.add(r.joined, static_cast<double>(count));
-      r.stack.clear();
-      ++r.stacks;
+      r.count(static_cast<double>(count), offset);
       return;
     }
     dtrace_frame(t, r.stack, offset);
@@ -228,13 +254,10 @@ Profile read_stap(Input& input, const ReadOptions& options) {
     std::string_view digits;
     return perl_count_line(line, digits);
   };
-  return read_stack_counts(input, options, "stap", /*header=*/false, /*parallel=*/false, is_count, [](StackWorker& r, std::string_view line) {
+  return read_stack_counts(input, options, "stap", /*header=*/false, is_count, [](StackWorker& r, std::string_view line) {
     std::string_view digits;
     if (perl_count_line(line, digits)) {
-      r.stack.join(r.joined);
-      r.counts.add(r.joined, perl_number(digits));
-      r.stack.clear();
-      ++r.stacks;
+      r.count(perl_number(digits));
       return;
     }
     std::string_view f = perl_trim_start(line);
