@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -63,7 +64,23 @@ inline std::string payload_of(const std::string& html) {
   EXPECT_NE(a, std::string::npos);
   a += open.size();
   size_t b = html.find("</script>", a);
-  return gunzip(base64_decode(std::string_view(html).substr(a, b - a)));
+  // Big payloads are several gzip members, each in base64 of its own, separated by '.'.
+  std::string out;
+  std::string_view data = std::string_view(html).substr(a, b - a);
+  for (size_t at = 0; at <= data.size();) {
+    size_t dot = std::min(data.find('.', at), data.size());
+    out += gunzip(base64_decode(data.substr(at, dot - at)));
+    at = dot + 1;
+  }
+  return out;
+}
+
+// How many gzip members the page's payload is in.
+inline size_t payload_members(const std::string& html) {
+  const std::string open = "id=\"ff-data\">";
+  size_t a = html.find(open) + open.size();
+  size_t b = html.find("</script>", a);
+  return 1 + static_cast<size_t>(std::count(html.begin() + a, html.begin() + b, '.'));
 }
 
 // A decoder for the payload (the layout documented in src/flamefold/writers/html.cpp).

@@ -296,6 +296,29 @@ async function main({ open, test }) {
     assert(Math.max(...cells) <= 601, 'long names are clipped in the table: ' + cells);
   });
 
+  await test('a payload of several gzip members opens whole', async () => {
+    // 160,000 distinct ~110-byte leaves: a payload past 16 MB, written as gzip members of 4 MB.
+    const folded = path.join(tmp, 'members.folded');
+    const lines = [];
+    for (let i = 0; i < 160000; i++) {
+      lines.push(`main;mod_${i % 7};leaf_${i}_${'abcdefghij'.repeat(10)}_${(i * 7919) % 100003} ${1 + (i % 5)}`);
+    }
+    fs.writeFileSync(folded, lines.join('\n') + '\n');
+    const file = path.join(tmp, 'members.html');
+    flamefold('flamegraph', folded, '-o', file);
+    const text = fs.readFileSync(file, 'utf8');
+    const data = text.slice(text.indexOf('id="ff-data">'), text.indexOf('</script>', text.indexOf('id="ff-data">')));
+    assert(data.split('.').length > 3, 'several members: ' + data.split('.').length);
+    page = await open(file);
+    const total = lines.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    assert((await api(page, () => window.flamefold.box(0).total)) === total, 'total of every line');
+    for (const i of [0, 80000, 159999]) {
+      const name = lines[i].split(';')[2].split(' ')[0];
+      const box = await api(page, (n) => window.flamefold.find(n), name);
+      assert(box && box.total === 1 + (i % 5), `leaf ${i} found with its weight: ` + JSON.stringify(box));
+    }
+  });
+
   await test('screenshot of the CPython profile', async () => {
     page = await open(html.cpython);
     await page.fill('#search', 'linear');

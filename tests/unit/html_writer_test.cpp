@@ -230,9 +230,11 @@ TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
   auto& s = p.symbols;
   flamefold::CategoryId cats[] = {0, s.category("python_function"), s.category("cpu_op")};
   std::mt19937 rng(3);
-  const char* stems[] = {"torch.forward_", "torch.forward", "a", "", "\xc3\xa9t\xc3\xa9_", "torch.forward_1", "zz"};
+  // Names that differ only past their first 24 bytes (the sort's integer keys) too.
+  const char* stems[] = {"torch.forward_", "torch.forward", "a", "", "\xc3\xa9t\xc3\xa9_", "torch.forward_1", "zz",
+                         "torch.nn.modules.linear.Linear.forward_", "torch.nn.modules.linear.Linear.forward"};
   for (int i = 0; i < 70000; ++i) {
-    std::string name = std::string(stems[rng() % 7]) + std::to_string(rng() % 30000);
+    std::string name = std::string(stems[rng() % 9]) + std::to_string(rng() % 30000);
     if (i % 5 == 0 && static_cast<unsigned char>(name[0]) < 0x80) name.resize(name.size() / 2);  // stays UTF-8
     std::string file = i % 3 ? "" : "f" + std::to_string(rng() % 4) + ".py";
     uint32_t line = file.empty() ? 0 : 1 + static_cast<uint32_t>(rng() % 3);
@@ -250,4 +252,45 @@ TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
   ASSERT_EQ(d.frame_name.size(), s.frame_count());
   auto key = [&](size_t f) { return std::tie(d.frame_name[f], d.frame_file[f], d.frame_line[f], categories.at(d.frame_cat[f])); };
   for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(key(f - 1), key(f)) << f;
+}
+
+// A payload past 16 MB is written as it is compressed, in gzip members of 4 MB, while the rest is
+// built: the members decode to the whole payload, strings (invalid UTF-8 among them), frames,
+// tree and both kinds of weight column (integers, fractions) intact.
+TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
+  Profile p;
+  int samples = p.add_column("samples", "samples");
+  int share = p.add_column("share", "ms");
+  auto& s = p.symbols;
+  const std::string pad(90, 'q');
+  std::map<std::string, double> want_samples, want_share;
+  for (int i = 0; i < 180000; ++i) {
+    std::string mod = "mod_" + std::to_string(i % 11);
+    std::string leaf = "leaf_" + std::to_string(i) + (i % 1000 == 0 ? "\xff\xfe" : "") + pad;
+    NodeId m = p.child(0, s.frame(mod));
+    NodeId l = p.child(m, s.frame(leaf));
+    p.add(l, samples, 1 + i % 7);
+    p.add(l, share, 0.25 * (i % 3));
+    p.add(m, samples, 1);
+    std::string clean = leaf;
+    if (i % 1000 == 0) clean.replace(clean.find("\xff\xfe"), 2, "\xEF\xBF\xBD\xEF\xBF\xBD");
+    want_samples[mod + ";" + clean] += 1 + i % 7;
+    want_samples[mod] += 1;
+    if (i % 3) want_share[mod + ";" + clean] += 0.25 * (i % 3);
+  }
+  std::string html = write_to_string(p, {}, "members.html");
+  EXPECT_GE(html_payload::payload_members(html), 5u);
+  std::string payload = payload_of(html);
+  EXPECT_GT(payload.size(), size_t(16) << 20);
+  Decoded d = decode(payload, p.columns.size());
+  EXPECT_EQ(d.depth.size(), p.node_count());
+  EXPECT_EQ(stacks_of(d, samples), want_samples);
+  EXPECT_EQ(stacks_of(d, share), want_share);
+  for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(d.frame_name[f - 1], d.frame_name[f]) << f;
+}
+
+// Small payloads stay one gzip member, as before.
+TEST(HtmlWriter, SmallPayloadIsOneGzipMember) {
+  Profile p = threads_and_two_columns();
+  EXPECT_EQ(html_payload::payload_members(write_to_string(p, {}, "one.html")), 1u);
 }

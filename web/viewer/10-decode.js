@@ -1,16 +1,25 @@
 // ---------------------------------------------------------------- decoding
+// A big payload comes as several gzip members, each in base64 of its own, separated by '.'
+// (src/flamefold/writers/html.cpp): DecompressionStream takes one member at a time.
 async function inflate() {
-  const text = $('ff-data').textContent.replace(/\s+/g, '');
-  let bytes;
-  if (typeof Uint8Array.fromBase64 === 'function') {
-    bytes = Uint8Array.fromBase64(text);
-  } else {
-    const bin = atob(text);
-    bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  }
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const parts = $('ff-data').textContent.replace(/\s+/g, '').split('.');
+  const inflated = await Promise.all(parts.map(async (text) => {
+    let bytes;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      bytes = Uint8Array.fromBase64(text);
+    } else {
+      const bin = atob(text);
+      bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    }
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }));
+  if (inflated.length === 1) return inflated[0];
+  const all = new Uint8Array(inflated.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of inflated) { all.set(b, at); at += b.length; }
+  return all;
 }
 
 class Reader {

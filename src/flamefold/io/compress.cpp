@@ -37,4 +37,158 @@ std::string gzip_compress(std::string_view in, int level, const char* what) {
 #endif
 }
 
+GzipMembers::GzipMembers(int level, size_t member_bytes, Emit emit, const char* what)
+    : level_(level), member_bytes_(member_bytes ? member_bytes : 1), emit_(std::move(emit)), what_(what) {
+  worker_ = std::thread([this] { work(); });
+}
+
+GzipMembers::~GzipMembers() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+}
+
+void GzipMembers::add(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const size_t take = std::min(bytes.size(), member_bytes_ - std::min(member_bytes_, open_.size()));
+    open_.append(bytes.data(), take);
+    bytes.remove_prefix(take);
+    cut_if_full();
+  }
+}
+
+void GzipMembers::add_stable(std::string_view bytes) {
+  if (!open_.empty()) cut();
+  while (!bytes.empty()) {
+    const size_t take = std::min(bytes.size(), member_bytes_);
+    Job j;
+    j.bytes = bytes.substr(0, take);
+    push(std::move(j));
+    bytes.remove_prefix(take);
+  }
+}
+
+size_t GzipMembers::reserve() {
+  if (!open_.empty()) cut();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_) std::rethrow_exception(error_);
+  Job j;
+  j.ready = false;
+  jobs_.push_back(std::move(j));
+  return first_ + jobs_.size() - 1;
+}
+
+void GzipMembers::fill(size_t reserved, std::string bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_) std::rethrow_exception(error_);
+  Job& j = jobs_.at(reserved - first_);  // still queued: nothing is emitted past it before this
+  j.owned = std::move(bytes);
+  j.bytes = j.owned;
+  j.ready = true;
+  changed_.notify_all();
+}
+
+void GzipMembers::cut() {
+  Job j;
+  j.owned.swap(open_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!spares_.empty()) {
+      open_.swap(spares_.front());
+      spares_.pop_front();
+      open_.clear();
+    }
+  }
+  if (open_.capacity() < member_bytes_ + member_bytes_ / 8) open_.reserve(member_bytes_ + member_bytes_ / 8);
+  j.bytes = j.owned;
+  push(std::move(j));
+}
+
+void GzipMembers::push(Job job) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool owned = !job.owned.empty();
+  // Too many chunks of ours wait: compress one here rather than hold more memory.
+  while (owned && owned_waiting_ >= kPending && !error_) {
+    if (!run_one(lock)) changed_.wait(lock);
+  }
+  if (error_) std::rethrow_exception(error_);
+  if (owned) ++owned_waiting_;
+  job.counted = owned;
+  jobs_.push_back(std::move(job));
+  changed_.notify_all();
+}
+
+void GzipMembers::finish() {
+  if (!open_.empty()) cut();
+  std::unique_lock<std::mutex> lock(mu_);
+  // Help with what is left, then wait for the worker's last member to be emitted.
+  while (!error_ && (!jobs_.empty() || emitting_))
+    if (!run_one(lock)) changed_.wait(lock);
+  if (error_) std::rethrow_exception(error_);
+}
+
+void GzipMembers::work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (closing_) return;  // finished, or the producer gave up: its stable bytes may be gone
+    if (!run_one(lock)) changed_.wait(lock);
+  }
+}
+
+// Takes the first job nobody has taken, compresses it with the lock released, then emits every
+// finished member at the front, in order. Called with the lock held.
+bool GzipMembers::run_one(std::unique_lock<std::mutex>& lock) {
+  if (error_) return false;
+  Job* job = nullptr;
+  for (Job& j : jobs_)
+    if (j.ready && !j.taken) {
+      job = &j;
+      break;
+    }
+  if (!job) return false;
+  job->taken = true;  // deque elements stay in place while others are added or emitted
+  lock.unlock();
+  std::string packed;
+  std::exception_ptr failed;
+  try {
+    packed = gzip_compress(job->bytes, level_, what_);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  lock.lock();
+  if (failed && !error_) error_ = failed;
+  job->packed = std::move(packed);
+  job->done = true;
+  if (job->counted) --owned_waiting_;
+  emit_ready(lock);
+  changed_.notify_all();
+  return true;
+}
+
+void GzipMembers::emit_ready(std::unique_lock<std::mutex>& lock) {
+  if (emitting_) return;  // the thread emitting will find this member too
+  emitting_ = true;
+  while (!error_ && !jobs_.empty() && jobs_.front().done) {
+    Job j = std::move(jobs_.front());
+    jobs_.pop_front();
+    ++first_;
+    lock.unlock();
+    std::exception_ptr failed;
+    try {
+      emit_(j.packed);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    lock.lock();
+    if (failed && !error_) error_ = failed;
+    ++emitted_;
+    if (!j.owned.empty() && spares_.size() < 2) spares_.push_back(std::move(j.owned));
+  }
+  emitting_ = false;
+  changed_.notify_all();
+}
+
 }  // namespace flamefold

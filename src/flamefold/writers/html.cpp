@@ -1,8 +1,10 @@
 // The interactive HTML flame graph: web/viewer.html with web/viewer.css and the scripts of
 // web/viewer/ (joined at build time into the asset viewer.js) inline, and the profile as one
-// gzip + base64 payload that the page inflates with
-// DecompressionStream. Base64 has no character that means anything to HTML, so no frame
-// name, however hostile, can end the <script> element that carries it.
+// gzip + base64 payload that the page inflates with DecompressionStream. A payload of 16 MB or
+// more is several gzip members of ~4 MB, compressed on a second thread while it is built, each
+// in base64 of its own and separated by '.' (DecompressionStream stops at a member's end).
+// Base64 has no character that means anything to HTML, so no frame name, however hostile, can
+// end the <script> element that carries it.
 //
 // Payload (little-endian, "varint" = unsigned LEB128), every array columnar:
 //   "FFD1"
@@ -46,6 +48,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -133,12 +136,13 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   return j;
 }
 
-// Sorts frames by (name, file, line, category). Names decide nearly always, and a million of
-// them compared with memcmp, one cache miss after another, took a second: they are ordered by
-// their bytes instead, 8 at a time as big-endian integers, most significant first (only names
-// equal so far go on to their next 8 bytes). Frames whose names are equal are then ordered by
-// the rest.
-void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
+// Sorts frames by (name, file, line, category) and gives them in that order (`sorted`, and
+// `order` as their ids). Names decide nearly always, and a million of them compared with memcmp,
+// one cache miss after another, took a second: each name's first 24 bytes are copied once into
+// a key, as three big-endian integers, in a pass over the frames in id order (the order they are
+// kept in), and the keys are sorted (two threads each take half, then one merge); only names
+// equal in those 24 bytes are compared further, and frames whose names are equal by the rest.
+void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Frame>& sorted) {
   auto full = [&](FrameId a, FrameId b) {
     const Frame &fa = sym[a], &fb = sym[b];
     if (fa.name != fb.name) {
@@ -152,86 +156,81 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order) {
     if (fa.line != fb.line) return fa.line < fb.line;
     return sym.category_name(fa.category) < sym.category_name(fb.category);
   };
+  constexpr size_t kPrefix = 24;
   struct Key {
-    uint64_t bytes;  // name bytes [at, at + 8), zero-padded, big-endian
-    uint32_t left;   // name bytes from `at` on, up to 9: 9 means more follow the 8
-    uint32_t index;  // in order and names
-    bool operator<(const Key& o) const { return bytes != o.bytes ? bytes < o.bytes : left < o.left; }
+    uint64_t bytes[3];  // name bytes [0, 24), zero-padded, big-endian
+    uint32_t left;      // name bytes, up to 25: 25 means more follow the 24
+    uint32_t index;     // in order
+    bool operator<(const Key& o) const {
+      if (bytes[0] != o.bytes[0]) return bytes[0] < o.bytes[0];
+      if (bytes[1] != o.bytes[1]) return bytes[1] < o.bytes[1];
+      if (bytes[2] != o.bytes[2]) return bytes[2] < o.bytes[2];
+      return left < o.left;
+    }
+    bool same_prefix(const Key& o) const {
+      return bytes[0] == o.bytes[0] && bytes[1] == o.bytes[1] && bytes[2] == o.bytes[2] && left == o.left;
+    }
   };
-  // The names first, in a loop of independent reads (their cache misses overlap).
-  std::vector<std::string_view> names(order.size());
-  for (size_t i = 0; i < order.size(); ++i) names[i] = sym.name(order[i]);
-  std::vector<Key> keys(order.size());
-  for (size_t i = 0; i < order.size(); ++i) keys[i].index = static_cast<uint32_t>(i);
-  struct Range {
-    size_t begin, end, at;
-  };
-  auto fill = [&](size_t from, size_t to, size_t at) {  // keys [from, to) at byte `at`
-    constexpr size_t kAhead = 16;  // name bytes requested that many keys ahead
-    for (size_t i = from; i < to && i < from + kAhead; ++i) __builtin_prefetch(names[keys[i].index].data() + at);
+  const size_t n = order.size();
+  std::vector<Frame> frames(n);
+  std::vector<Key> keys(n);
+  auto fill = [&](size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) {
-      if (i + kAhead < to) __builtin_prefetch(names[keys[i + kAhead].index].data() + at);
-      std::string_view name = names[keys[i].index];
-      size_t left = name.size() - at;  // names in a range are all at least `at` long
-      uint64_t b = 0;
-      std::memcpy(&b, name.data() + at, std::min<size_t>(left, 8));
-      keys[i].bytes = __builtin_bswap64(b);
-      keys[i].left = static_cast<uint32_t>(std::min<size_t>(left, 9));
-    }
-  };
-  // Ranges of keys equal so far [begin, end) in a range sorted at byte `at`: to go on to the
-  // next 8 bytes (into `next`), or ordered by the rest when the names are equal.
-  auto split = [&](const Range& r, std::vector<Range>& next) {
-    for (size_t i = r.begin; i < r.end;) {
-      size_t j = i + 1;
-      while (j < r.end && keys[j].bytes == keys[i].bytes && keys[j].left == keys[i].left) ++j;
-      if (j - i > 1) {
-        if (keys[i].left == 9)
-          next.push_back(Range{i, j, r.at + 8});
-        else  // the same name
-          std::sort(keys.begin() + i, keys.begin() + j,
-                    [&](const Key& a, const Key& b) { return full(order[a.index], order[b.index]); });
+      if (i + 16 < to) sym.strings.prefetch_view(sym[order[i + 16]].name);
+      frames[i] = sym[order[i]];
+      std::string_view name = sym.strings[frames[i].name];
+      char b[kPrefix] = {};
+      std::memcpy(b, name.data(), std::min(name.size(), kPrefix));
+      Key& k = keys[i];
+      for (int w = 0; w < 3; ++w) {
+        uint64_t v;
+        std::memcpy(&v, b + 8 * w, 8);
+        k.bytes[w] = __builtin_bswap64(v);
       }
-      i = j;
+      k.left = static_cast<uint32_t>(std::min(name.size(), kPrefix + 1));
+      k.index = static_cast<uint32_t>(i);
     }
   };
-  auto run = [&](std::vector<Range> todo) {
-    while (!todo.empty()) {
-      Range r = todo.back();
-      todo.pop_back();
-      fill(r.begin, r.end, r.at);
-      std::sort(keys.begin() + r.begin, keys.begin() + r.end);
-      split(r, todo);
-    }
+  auto sort_half = [&](size_t from, size_t to) {
+    fill(from, to);
+    std::sort(keys.begin() + from, keys.begin() + to);
   };
-  const size_t n = keys.size();
   if (n < (1 << 16)) {
-    run({Range{0, n, 0}});
-  } else {  // two threads: the first 8 bytes of each half, merged; then half the ranges left each
-    auto first = [&](size_t from, size_t to) {
-      fill(from, to, 0);
-      std::sort(keys.begin() + from, keys.begin() + to);
-    };
-    std::thread t(first, n / 2, n);
-    first(0, n / 2);
+    sort_half(0, n);
+  } else {
+    std::thread t(sort_half, n / 2, n);
+    sort_half(0, n / 2);
     t.join();
     std::inplace_merge(keys.begin(), keys.begin() + n / 2, keys.end());
-    std::vector<Range> todo, other;
-    split(Range{0, n, 0}, todo);
-    size_t total = 0, mine = 0;
-    for (const Range& r : todo) total += r.end - r.begin;
-    while (!todo.empty() && mine < total / 2) {
-      mine += todo.back().end - todo.back().begin;
-      other.push_back(todo.back());
-      todo.pop_back();
-    }
-    std::thread u(run, std::move(other));
-    run(std::move(todo));
-    u.join();
   }
-  std::vector<FrameId> sorted(order.size());
-  for (size_t i = 0; i < keys.size(); ++i) sorted[i] = order[keys[i].index];
-  order.swap(sorted);
+  // Runs of keys with the same 24 bytes: by the rest of the name, then by file, line, category.
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && keys[j].same_prefix(keys[i])) ++j;
+    if (j - i > 1) {
+      if (keys[i].left > kPrefix) {
+        std::sort(keys.begin() + i, keys.begin() + j, [&](const Key& a, const Key& b) {
+          const std::string_view na = sym.strings[frames[a.index].name].substr(kPrefix);
+          const std::string_view nb = sym.strings[frames[b.index].name].substr(kPrefix);
+          if (int c = na.compare(nb)) return c < 0;
+          return full(order[a.index], order[b.index]);
+        });
+      } else {  // the same name
+        std::sort(keys.begin() + i, keys.begin() + j,
+                  [&](const Key& a, const Key& b) { return full(order[a.index], order[b.index]); });
+      }
+    }
+    i = j;
+  }
+  // Frames in sorted order: a random read each, fetched ahead.
+  std::vector<FrameId> ids(n);
+  sorted.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (r + 16 < n) __builtin_prefetch(&frames[keys[r + 16].index]);
+    ids[r] = order[keys[r].index];
+    sorted[r] = frames[keys[r].index];
+  }
+  order.swap(ids);
 }
 
 // The binary payload described at the top of this file.
@@ -339,7 +338,98 @@ std::string timeline_section(const TimelineChart& c, const std::vector<uint32_t>
   return out;
 }
 
-std::string build_payload(const Profile& p, const WriteOptions& o) {
+// Whether the nodes are in depth-first order already, each one's children in frame rank order
+// (the canonical trees of the folded reader are): the payload's order then, found in one pass,
+// with each node's depth.
+bool in_payload_order(const Profile& p, const std::vector<uint32_t>& rank, std::vector<uint32_t>& depth) {
+  const size_t n = p.node_count();
+  std::vector<NodeId> path{0};       // from the root to the node before
+  std::vector<uint32_t> last_rank{0};  // per depth: the rank of the last child under the node above
+  std::vector<uint8_t> has_last{0};
+  for (size_t i = 1; i < n; ++i) {
+    if (i + 16 < n) __builtin_prefetch(&rank[p.frame[i + 16]]);
+    const NodeId parent = p.parent[i];
+    while (!path.empty() && path.back() != parent) path.pop_back();
+    if (path.empty()) return false;
+    const size_t d = path.size();
+    const uint32_t r = rank[p.frame[i]];
+    if (last_rank.size() <= d + 1) {
+      last_rank.resize(d + 2, 0);
+      has_last.resize(d + 2, 0);
+    }
+    if (has_last[d] && last_rank[d] >= r) return false;
+    last_rank[d] = r;
+    has_last[d] = 1;
+    has_last[d + 1] = 0;  // its children come next
+    depth[i] = static_cast<uint32_t>(d);
+    path.push_back(static_cast<NodeId>(i));
+  }
+  return true;
+}
+
+// The nodes in depth-first order, each one's children in frame rank order, and their depths.
+void depth_first_by_rank(const Profile& p, const std::vector<uint32_t>& rank, size_t ranks, std::vector<NodeId>& dfs,
+                         std::vector<uint32_t>& depth) {
+  const size_t n = p.node_count();
+  // Children of every node sorted by frame rank: a counting sort by rank, then a stable
+  // counting sort by parent, gives each node's children as one sorted run (CSR).
+  std::vector<uint32_t> by_rank_start(ranks + 1, 0);
+  for (size_t i = 1; i < n; ++i) ++by_rank_start[rank[p.frame[i]] + 1];
+  for (size_t r = 0; r < ranks; ++r) by_rank_start[r + 1] += by_rank_start[r];
+  std::vector<NodeId> by_rank(n > 0 ? n - 1 : 0);
+  for (size_t i = 1; i < n; ++i) by_rank[by_rank_start[rank[p.frame[i]]]++] = static_cast<NodeId>(i);
+  std::vector<uint32_t> child_start(n + 1, 0);
+  for (size_t i = 1; i < n; ++i) ++child_start[p.parent[i] + 1];
+  for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
+  std::vector<NodeId> children(by_rank.size());
+  {
+    std::vector<uint32_t> fill(child_start.begin(), child_start.end() - 1);
+    for (NodeId c : by_rank) children[fill[p.parent[c]]++] = c;
+  }
+  by_rank = {};
+  dfs.clear();
+  dfs.reserve(n);
+  std::vector<NodeId> stack{0};
+  while (!stack.empty()) {
+    NodeId v = stack.back();
+    stack.pop_back();
+    dfs.push_back(v);
+    for (uint32_t k = child_start[v + 1]; k > child_start[v]; --k) {
+      NodeId c = children[k - 1];
+      depth[c] = depth[v] + 1;
+      stack.push_back(c);
+    }
+  }
+}
+
+// Where the payload goes: one string (compressed whole afterwards), or, for a big profile, gzip
+// members compressed on a second thread while the rest is built (build_payload decides).
+class PayloadSink {
+ public:
+  PayloadSink(std::string& whole, GzipMembers* members) : whole_(&whole), members_(members) {}
+  std::string& buf() { return members_ ? members_->buffer() : *whole_; }
+  void maybe_cut() {
+    if (members_) members_->cut_if_full();
+  }
+  void finish() {
+    if (members_) members_->finish();
+  }
+  bool streaming() const { return members_ != nullptr; }
+
+ private:
+  std::string* whole_;
+  GzipMembers* members_;
+};
+
+// Payloads of at least this many bytes are compressed at level 1 rather than 6 (a million-node
+// profile makes ~46 MB: 4x faster, 0.40 -> ~0.1 s, for a file ~10 % larger), and, when that is
+// known before they are built, in members of kMemberBytes on a second thread (PayloadSink).
+constexpr size_t kFastCompressionFrom = size_t(16) << 20;
+constexpr size_t kMemberBytes = size_t(4) << 20;
+
+// Builds the payload into `whole`, or, when it is known to reach kFastCompressionFrom before any of
+// it is written, hands it to `emit` as gzip members instead (then returns true).
+bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, const GzipMembers::Emit& emit) {
   const Symbols& sym = p.symbols;
   const size_t n = p.node_count();
   const size_t frame_count = sym.frame_count();
@@ -350,17 +440,20 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
   std::vector<FrameId> order;
   for (FrameId f = 0; f < frame_count; ++f)
     if (used[f]) order.push_back(f);
-  sort_frames(sym, order);
+  std::vector<Frame> in_order;  // the frames in that order
+  sort_frames(sym, order, in_order);
   std::vector<uint32_t> rank(frame_count, 0);
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
 
   // Strings and categories actually referred to, in first-use order.
   std::vector<uint32_t> string_index(sym.strings.size(), UINT32_MAX);
   std::vector<StrId> strings;
+  size_t string_bytes = 0;  // of those strings, as kept (cleaned UTF-8 is no shorter)
   auto intern = [&](StrId s) {
     if (string_index[s] == UINT32_MAX) {
       string_index[s] = static_cast<uint32_t>(strings.size());
       strings.push_back(s);
+      string_bytes += sym.strings[s].size();
     }
     return string_index[s];
   };
@@ -370,9 +463,13 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
   category_index[0] = 0;
   std::string frames_out;
   put_varint(frames_out, order.size());
-  std::vector<Frame> in_order(order.size());  // one random read per frame, then four passes in order
-  for (size_t r = 0; r < order.size(); ++r) in_order[r] = sym[order[r]];
-  for (const Frame& f : in_order) put_varint(frames_out, intern(f.name));
+  for (size_t r = 0; r < in_order.size(); ++r) {
+    if (r + 16 < in_order.size()) {
+      __builtin_prefetch(&string_index[in_order[r + 16].name]);
+      sym.strings.prefetch_view(in_order[r + 16].name);
+    }
+    put_varint(frames_out, intern(in_order[r].name));
+  }
   for (const Frame& f : in_order) put_varint(frames_out, intern(f.file));
   for (const Frame& f : in_order) put_varint(frames_out, f.line);
   for (const Frame& f : in_order) {
@@ -386,80 +483,92 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
 
   in_order = {};
 
-  // Children of every node sorted by frame rank: a counting sort by rank, then a stable
-  // counting sort by parent, gives each node's children as one sorted run (CSR).
-  std::vector<uint32_t> by_rank_start(order.size() + 1, 0);
-  for (size_t i = 1; i < n; ++i) ++by_rank_start[rank[p.frame[i]] + 1];
-  for (size_t r = 0; r < order.size(); ++r) by_rank_start[r + 1] += by_rank_start[r];
-  std::vector<NodeId> by_rank(n > 0 ? n - 1 : 0);
-  for (size_t i = 1; i < n; ++i) by_rank[by_rank_start[rank[p.frame[i]]]++] = static_cast<NodeId>(i);
-  std::vector<uint32_t> child_start(n + 1, 0);
-  for (size_t i = 1; i < n; ++i) ++child_start[p.parent[i] + 1];
-  for (size_t i = 0; i < n; ++i) child_start[i + 1] += child_start[i];
-  std::vector<NodeId> children(by_rank.size());
-  {
-    std::vector<uint32_t> fill(child_start.begin(), child_start.end() - 1);
-    for (NodeId c : by_rank) children[fill[p.parent[c]]++] = c;
-  }
-  by_rank = {};
-
-  // Depth-first order.
+  // The nodes in depth-first order, each one's children in frame rank order, and their depths.
   std::vector<NodeId> dfs;
-  dfs.reserve(n);
   std::vector<uint32_t> depth(n, 0);
-  {
-    std::vector<NodeId> stack{0};
-    while (!stack.empty()) {
-      NodeId v = stack.back();
-      stack.pop_back();
-      dfs.push_back(v);
-      for (uint32_t k = child_start[v + 1]; k > child_start[v]; --k) {
-        NodeId c = children[k - 1];
-        depth[c] = depth[v] + 1;
-        stack.push_back(c);
-      }
-    }
+  if (!in_payload_order(p, rank, depth)) depth_first_by_rank(p, rank, order.size(), dfs, depth);
+  else {
+    dfs.resize(n);
+    for (size_t i = 0; i < n; ++i) dfs[i] = static_cast<NodeId>(i);
   }
 
-  std::string payload = "FFD1";
   int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
                                                                                         : p.default_column;
   std::string header = header_json(p, o, default_column, categories);
-  put_varint(payload, header.size());
-  payload += header;
+  std::string head = "FFD1";
+  put_varint(head, header.size());
+  head += header;
+  put_varint(head, strings.size());
 
-  std::string blob;
-  std::string lengths;
-  {
-    size_t bytes = 0;  // all strings, a bound for those in use (unless invalid UTF-8 grows)
-    for (StrId s = 0; s < sym.strings.size(); ++s) bytes += sym.strings[s].size();
-    blob.reserve(bytes);
-    advise_huge_pages(blob.data(), blob.capacity());
-  }
+  // The payload has at least these bytes: one per string's length, the strings, the frames, and
+  // one per node for its depth step, its frame and each column.
+  const size_t at_least =
+      head.size() + strings.size() + string_bytes + frames_out.size() + (dfs.size() + 1) * (2 + p.columns.size());
+  std::optional<GzipMembers> members;  // after the bytes it compresses in place: stops before they go
+  if (at_least >= kFastCompressionFrom) members.emplace(1, kMemberBytes, emit, "the HTML payload");
+  PayloadSink sink(whole, members ? &*members : nullptr);
+  std::string& payload = sink.buf();
+
   // Strings in use come in frame order, not in the order they are kept: where each one is kept
   // is requested 2 x kAhead strings ahead, its text kAhead ahead (two cache misses each).
   constexpr size_t kAhead = 16;
-  for (size_t k = 0; k < strings.size(); ++k) {
-    if (k + 2 * kAhead < strings.size()) sym.strings.prefetch_view(strings[k + 2 * kAhead]);
-    if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
-    put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
+  std::string lengths;
+  auto each_string = [&](std::string& blob, auto&& after) {
+    for (size_t k = 0; k < strings.size(); ++k) {
+      if (k + 2 * kAhead < strings.size()) sym.strings.prefetch_view(strings[k + 2 * kAhead]);
+      if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
+      put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
+      after(k);
+    }
+  };
+  if (members) {
+    // The strings go straight into members, compressed while the rest is read; the part before
+    // them (their lengths, their byte count) takes its place in the stream once known.
+    const size_t head_member = members->reserve();
+    size_t blob_bytes = 0, before = 0;
+    each_string(members->buffer(), [&](size_t k) {
+      if ((k & 1023) == 0) {
+        blob_bytes += members->buffer().size() - before;
+        members->cut_if_full();
+        before = members->buffer().size();
+      }
+    });
+    blob_bytes += members->buffer().size() - before;
+    head += lengths;
+    put_varint(head, blob_bytes);
+    members->fill(head_member, std::move(head));
+    members->add_stable(frames_out);
+  } else {
+    std::string blob;
+    blob.reserve(string_bytes);
+    advise_huge_pages(blob.data(), blob.capacity());
+    each_string(blob, [](size_t) {});
+    head += lengths;
+    put_varint(head, blob.size());
+    // The whole payload at once (the tree's varints are bounded by 4 + 3 per column per node,
+    // as reserved): no regrowing copies of the strings.
+    payload.reserve(head.size() + blob.size() + frames_out.size() + dfs.size() * (4 + 3 * p.columns.size()));
+    advise_huge_pages(payload.data(), payload.capacity());
+    payload += head;
+    payload += blob;
+    blob = {};
+    payload += frames_out;
   }
-  // The whole payload at once (the tree's varints are bounded by 4 + 3 per column per node,
-  // as reserved before): no regrowing copies of the strings.
-  payload.reserve(payload.size() + 20 + lengths.size() + blob.size() + frames_out.size() +
-                  dfs.size() * (4 + 3 * p.columns.size()));
-  advise_huge_pages(payload.data(), payload.capacity());
-  put_varint(payload, strings.size());
-  payload += lengths;
-  put_varint(payload, blob.size());
-  payload += blob;
-  blob = {};
-  payload += frames_out;
 
+  // The tree, column by column. Streamed, a full member is cut every so often (a node's
+  // varints are a few bytes: a member overshoots by little).
+  auto every = [&sink](size_t k) {
+    if ((k & 4095) == 0) sink.maybe_cut();
+  };
   put_varint(payload, dfs.size());
-  payload.reserve(payload.size() + dfs.size() * (4 + 3 * p.columns.size()));
-  for (size_t k = 1; k < dfs.size(); ++k) put_varint(payload, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
-  for (size_t k = 1; k < dfs.size(); ++k) put_varint(payload, rank[p.frame[dfs[k]]]);
+  for (size_t k = 1; k < dfs.size(); ++k) {
+    put_varint(payload, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
+    every(k);
+  }
+  for (size_t k = 1; k < dfs.size(); ++k) {
+    put_varint(payload, rank[p.frame[dfs[k]]]);
+    every(k);
+  }
   for (const WeightColumn& col : p.columns) {
     bool integral = true;
     for (double v : col.self)
@@ -468,15 +577,16 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
         break;
       }
     payload.push_back(integral ? 0 : 1);
-    if (integral) {
-      for (NodeId v : dfs) put_varint(payload, static_cast<uint64_t>(col.self[v]));
-    } else {
-      for (NodeId v : dfs) {
-        double d = col.self[v];
+    for (size_t k = 0; k < dfs.size(); ++k) {
+      const double v = col.self[dfs[k]];
+      if (integral) {
+        put_varint(payload, static_cast<uint64_t>(v));
+      } else {
         char b[8];
-        std::memcpy(b, &d, 8);
+        std::memcpy(b, &v, 8);
         payload.append(b, 8);
       }
+      every(k);
     }
   }
   if (p.chart) {
@@ -488,12 +598,9 @@ std::string build_payload(const Profile& p, const WriteOptions& o) {
   if (!o.source_roots.empty())
     put_section(payload, PayloadSection::kSources,
                 html_sections::sources(p, default_column, rank, used, o.source_roots));
-  return payload;
+  sink.finish();
+  return sink.streaming();
 }
-
-// Payloads up to this size are compressed at level 6; bigger ones (a million-node profile makes
-// ~46 MB) at level 1: 4x faster (0.40 -> ~0.1 s) for a file ~10 % larger.
-constexpr size_t kFastCompressionFrom = size_t(16) << 20;
 
 std::string gzip(const std::string& in) {
   return gzip_compress(in, in.size() >= kFastCompressionFrom ? 1 : 6, "the HTML payload");
@@ -531,33 +638,36 @@ std::string_view asset(std::string_view name) {
 
 void write_html(const Profile& profile, OutputFile& out, const WriteOptions& options) {
   if (profile.columns.empty()) throw std::runtime_error("the profile has no weights to draw");
-  std::string payload = build_payload(profile, options);
-  std::string packed = gzip(payload);
-  payload = {};
-
-  // The template's markers are replaced in order; everything else is copied verbatim.
+  // The template is copied verbatim up to each of its markers, which come in this order.
   std::string_view page = asset("viewer.html");
-  struct Marker {
-    std::string_view text;
-    int what;
-  };
-  static constexpr Marker kMarkers[] = {{"<!--FF:TITLE-->", 0}, {"/*FF:STYLE*/", 1},
-                                        {"<!--FF:DATA-->", 2}, {"/*FF:SCRIPT*/", 3}};
-  for (const Marker& m : kMarkers) {
-    size_t at = page.find(m.text);
-    if (at == std::string_view::npos)
-      throw std::runtime_error("web/viewer.html lacks the marker " + std::string(m.text));
+  auto up_to = [&](std::string_view marker) {
+    size_t at = page.find(marker);
+    if (at == std::string_view::npos) throw std::runtime_error("web/viewer.html lacks the marker " + std::string(marker));
     out.write(page.substr(0, at));
-    page.remove_prefix(at + m.text.size());
-    std::string& buf = out.buffer();
-    switch (m.what) {
-      case 0: append_html_text(buf, options.title.empty() ? "Flame Graph" : options.title); break;
-      case 1: buf += asset("viewer.css"); break;
-      case 2: append_base64(buf, packed); break;
-      case 3: buf += asset("viewer.js"); break;
-    }
+    page.remove_prefix(at + marker.size());
+  };
+  up_to("<!--FF:TITLE-->");
+  append_html_text(out.buffer(), options.title.empty() ? "Flame Graph" : options.title);
+  up_to("/*FF:STYLE*/");
+  out.write(asset("viewer.css"));
+  up_to("<!--FF:DATA-->");
+  // A big payload is written as it is compressed: each gzip member in base64 of its own, the
+  // members separated by '.' (the page inflates them one by one and joins them).
+  size_t members = 0;
+  auto emit = [&](std::string_view member) {
+    if (members++) out.put('.');
+    append_base64(out.buffer(), member);
+    out.maybe_flush();
+  };
+  std::string payload;
+  if (!build_payload(profile, options, payload, emit)) {
+    std::string packed = gzip(payload);
+    payload = {};
+    append_base64(out.buffer(), packed);
     out.maybe_flush();
   }
+  up_to("/*FF:SCRIPT*/");
+  out.write(asset("viewer.js"));
   out.write(page);
 }
 

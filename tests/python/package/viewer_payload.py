@@ -36,7 +36,9 @@ def decode(page: str):
     "categories": [per node]}, nodes in the page's depth-first order (node 0 = root, path ())."""
     m = re.search(r'<script type="application/x-flamefold\+gzip\+base64" id="ff-data">(.*?)</script>', page, re.S)
     assert m, "no payload in the page"
-    r = _Reader(gzip.decompress(base64.b64decode("".join(m.group(1).split()))))
+    # Big payloads are several gzip members, each in base64 of its own, separated by '.'.
+    members = "".join(m.group(1).split()).split(".")
+    r = _Reader(b"".join(gzip.decompress(base64.b64decode(part)) for part in members))
     assert r.bytes(4) == b"FFD1"
     header = json.loads(r.bytes(r.varint()).decode("utf-8"))
     count = r.varint()
