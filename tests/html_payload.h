@@ -134,22 +134,35 @@ inline Decoded decode(const std::string& payload, size_t columns) {
   ByteReader r{payload};
   EXPECT_EQ(r.bytes(4), "FFD1");
   d.header = r.bytes(r.varint());
+  // Big payloads are front-coded: each string is a prefix of the one before (its length in
+  // UTF-16 units first), then its own units.
+  const bool front_coded = d.header.find("\"front_coded\":true") != std::string::npos;
   size_t strings = r.varint();
-  std::vector<uint64_t> lengths(strings);
-  for (auto& l : lengths) l = r.varint();
-  std::string blob = r.bytes(r.varint());
-  size_t at = 0;
+  std::vector<uint64_t> shared(strings, 0), lengths(strings);
   for (size_t i = 0; i < strings; ++i) {
-    // Lengths are UTF-16 units: walk code points.
-    size_t start = at, units = 0;
-    while (units < lengths[i]) {
-      auto c = static_cast<unsigned char>(blob.at(at));
+    if (front_coded) shared[i] = r.varint();
+    lengths[i] = r.varint();
+  }
+  std::string blob = r.bytes(r.varint());
+  // The first `units` UTF-16 units of UTF-8 text s, from byte `at` on: their byte count.
+  auto bytes_of = [](const std::string& s, size_t at, uint64_t units) {
+    size_t start = at, u = 0;
+    while (u < units) {
+      auto c = static_cast<unsigned char>(s.at(at));
       size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-      units += len == 4 ? 2 : 1;
+      u += len == 4 ? 2 : 1;
       at += len;
     }
-    d.strings.push_back(blob.substr(start, at - start));
-    EXPECT_EQ(utf16_length(d.strings.back()), lengths[i]);
+    return at - start;
+  };
+  size_t at = 0;
+  for (size_t i = 0; i < strings; ++i) {
+    std::string prefix;
+    if (shared[i]) prefix = d.strings.at(i - 1).substr(0, bytes_of(d.strings.at(i - 1), 0, shared[i]));
+    EXPECT_EQ(utf16_length(prefix), shared[i]);
+    const size_t n = bytes_of(blob, at, lengths[i]);
+    d.strings.push_back(prefix + blob.substr(at, n));
+    at += n;
   }
   EXPECT_EQ(at, blob.size());
   size_t frames = r.varint();

@@ -65,6 +65,17 @@ inline size_t append_valid_utf8(std::string& out, std::string_view s) {
   return units;
 }
 
+// The UTF-16 code units of valid UTF-8 text: one per code point, two from U+10000 on (a 4-byte
+// sequence). ASCII is counted 8 bytes a test.
+inline size_t utf16_units(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0, units = 0;
+  for (uint64_t w; i + 8 <= n && (std::memcpy(&w, p + i, 8), (w & 0x8080808080808080ULL) == 0);) i += 8;
+  units = i;
+  for (; i < n; ++i) units += (p[i] & 0xC0) != 0x80 ? (p[i] >= 0xF0 ? 2 : 1) : 0;
+  return units;
+}
+
 // Whether s is valid UTF-8 already (then it needs no cleaning copy).
 inline bool is_valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {

@@ -296,12 +296,14 @@ async function main({ open, test }) {
     assert(Math.max(...cells) <= 601, 'long names are clipped in the table: ' + cells);
   });
 
-  await test('a payload of several gzip members opens whole', async () => {
+  await test('a payload of several gzip members, front-coded, opens whole', async () => {
     // 160,000 distinct ~110-byte leaves: a payload past 16 MB, written as gzip members of 4 MB.
     const folded = path.join(tmp, 'members.folded');
     const lines = [];
     for (let i = 0; i < 160000; i++) {
-      lines.push(`main;mod_${i % 7};leaf_${i}_${'abcdefghij'.repeat(10)}_${(i * 7919) % 100003} ${1 + (i % 5)}`);
+      // Names that differ inside a multi-byte character (é/è, two emoji) sit side by side.
+      const accent = ['\u00e9', '\u00e8', '\u{1F600}', '\u{1F601}', ''][i % 5];
+      lines.push(`main;mod_${i % 7};leaf_${i >> 2}${accent}_${'abcdefghij'.repeat(10)}_${(i * 7919) % 100003} ${1 + (i % 5)}`);
     }
     fs.writeFileSync(folded, lines.join('\n') + '\n');
     const file = path.join(tmp, 'members.html');

@@ -255,8 +255,8 @@ TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
 }
 
 // A payload past 16 MB is written as it is compressed, in gzip members of 4 MB, while the rest is
-// built: the members decode to the whole payload, strings (invalid UTF-8 among them), frames,
-// tree and both kinds of weight column (integers, fractions) intact.
+// built, its strings front-coded: the members decode to the whole payload, strings (invalid and
+// multi-byte UTF-8 among them), frames, tree and both kinds of weight column intact.
 TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
   Profile p;
   int samples = p.add_column("samples", "samples");
@@ -266,7 +266,10 @@ TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
   std::map<std::string, double> want_samples, want_share;
   for (int i = 0; i < 180000; ++i) {
     std::string mod = "mod_" + std::to_string(i % 11);
-    std::string leaf = "leaf_" + std::to_string(i) + (i % 1000 == 0 ? "\xff\xfe" : "") + pad;
+    // Neighbours in name order that differ inside a multi-byte character (é/è, two emoji):
+    // the shared prefix of front coding stops before it.
+    const char* accents[] = {"\xc3\xa9", "\xc3\xa8", "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x81", ""};
+    std::string leaf = "leaf_" + std::to_string(i / 5) + accents[i % 5] + (i % 1000 == 0 ? "\xff\xfe" : "") + pad;
     NodeId m = p.child(0, s.frame(mod));
     NodeId l = p.child(m, s.frame(leaf));
     p.add(l, samples, 1 + i % 7);
@@ -281,6 +284,7 @@ TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
   std::string html = write_to_string(p, {}, "members.html");
   EXPECT_GE(html_payload::payload_members(html), 5u);
   std::string payload = payload_of(html);
+  EXPECT_NE(payload.find("\"front_coded\":true"), std::string::npos);
   EXPECT_GT(payload.size(), size_t(16) << 20);
   Decoded d = decode(payload, p.columns.size());
   EXPECT_EQ(d.depth.size(), p.node_count());

@@ -53,10 +53,21 @@ function decode(bytes) {
   const utf8 = new TextDecoder('utf-8');
   const header = JSON.parse(utf8.decode(r.bytes(r.varint())));
   const stringCount = r.varint();
-  const lengths = r.varints(stringCount, new Uint32Array(stringCount));
-  const blob = utf8.decode(r.bytes(r.varint()));
   const strings = new Array(stringCount);
-  for (let i = 0, at = 0; i < stringCount; i++) { strings[i] = blob.substr(at, lengths[i]); at += lengths[i]; }
+  if (header.front_coded) {
+    // Each string: the first shared[i] units of the one before, then len[i] units of the blob.
+    const pairs = r.varints(2 * stringCount, new Uint32Array(2 * stringCount));
+    const blob = utf8.decode(r.bytes(r.varint()));
+    for (let i = 0, at = 0, before = ''; i < stringCount; i++) {
+      const shared = pairs[2 * i], len = pairs[2 * i + 1];
+      before = strings[i] = (shared ? before.slice(0, shared) : '') + blob.substr(at, len);
+      at += len;
+    }
+  } else {
+    const lengths = r.varints(stringCount, new Uint32Array(stringCount));
+    const blob = utf8.decode(r.bytes(r.varint()));
+    for (let i = 0, at = 0; i < stringCount; i++) { strings[i] = blob.substr(at, lengths[i]); at += lengths[i]; }
+  }
   const F = r.varint();
   const fName = r.varints(F, new Uint32Array(F));
   const fFile = r.varints(F, new Uint32Array(F));

@@ -9,7 +9,10 @@
 // Payload (little-endian, "varint" = unsigned LEB128), every array columnar:
 //   "FFD1"
 //   varint header_bytes, header JSON (title, columns, categories, facts, counters, ...)
-//   varint string_count, string_count x varint utf16_length, varint blob_bytes, blob (UTF-8)
+//   varint string_count, string_count x varint utf16_length, varint blob_bytes, blob (UTF-8);
+//     front-coded (header "front_coded": the big payloads written in members): string_count x
+//     (varint shared, varint utf16_length), each string being the first `shared` UTF-16 units of
+//     the string before it followed by utf16_length units of the blob
 //   varint frame_count, then per frame: name[], file[], line[], category[] (each a varint array)
 //   varint node_count (node 0 = root), then for nodes 1..n-1 in depth-first order:
 //     depth step[] (previous depth + 1 - depth), frame[]
@@ -80,7 +83,7 @@ void append_html_text(std::string& out, std::string_view raw) {
 }
 
 std::string header_json(const Profile& p, const WriteOptions& o, int default_column,
-                        const std::vector<std::string_view>& categories) {
+                        const std::vector<std::string_view>& categories, bool front_coded) {
   std::string j = "{\"version\":1,\"title\":";
   std::string title = o.title.empty() ? "Flame Graph" : o.title;
   append_clean_json_string(j, title);
@@ -91,6 +94,7 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   if (o.negate) j += ",\"negate\":true";  // differential hues swapped
+  if (front_coded) j += ",\"front_coded\":true";  // the strings' layout (see the top of this file)
   // --short-names / --merge-modules: the page turns its own switches on (it keeps full names).
   if (o.names.short_names) j += ",\"short_names\":true";
   if (o.names.merge_modules) j += ",\"merge_modules\":true";
@@ -494,46 +498,68 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
 
   int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
                                                                                         : p.default_column;
-  std::string header = header_json(p, o, default_column, categories);
+
+  // Would the payload have 16 MB or more? It has the header, at least one byte per string's
+  // length, the strings, the frames, and one byte per node for its depth step, its frame and each
+  // column.
+  std::string header = header_json(p, o, default_column, categories, false);
+  const size_t at_least = 8 + header.size() + strings.size() + string_bytes + frames_out.size() +
+                          (dfs.size() + 1) * (2 + p.columns.size());
+  std::optional<GzipMembers> members;  // after the bytes it compresses in place: stops before they go
+  if (at_least >= kFastCompressionFrom) {
+    members.emplace(1, kMemberBytes, emit, "the HTML payload");
+    header = header_json(p, o, default_column, categories, /*front_coded=*/true);
+  }
+  PayloadSink sink(whole, members ? &*members : nullptr);
+  std::string& payload = sink.buf();
   std::string head = "FFD1";
   put_varint(head, header.size());
   head += header;
   put_varint(head, strings.size());
 
-  // The payload has at least these bytes: one per string's length, the strings, the frames, and
-  // one per node for its depth step, its frame and each column.
-  const size_t at_least =
-      head.size() + strings.size() + string_bytes + frames_out.size() + (dfs.size() + 1) * (2 + p.columns.size());
-  std::optional<GzipMembers> members;  // after the bytes it compresses in place: stops before they go
-  if (at_least >= kFastCompressionFrom) members.emplace(1, kMemberBytes, emit, "the HTML payload");
-  PayloadSink sink(whole, members ? &*members : nullptr);
-  std::string& payload = sink.buf();
-
   // Strings in use come in frame order, not in the order they are kept: where each one is kept
   // is requested 2 x kAhead strings ahead, its text kAhead ahead (two cache misses each).
   constexpr size_t kAhead = 16;
-  std::string lengths;
-  auto each_string = [&](std::string& blob, auto&& after) {
-    for (size_t k = 0; k < strings.size(); ++k) {
-      if (k + 2 * kAhead < strings.size()) sym.strings.prefetch_view(strings[k + 2 * kAhead]);
-      if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
-      put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
-      after(k);
-    }
+  auto fetch_ahead = [&](size_t k) {
+    if (k + 2 * kAhead < strings.size()) sym.strings.prefetch_view(strings[k + 2 * kAhead]);
+    if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
   };
+  std::string lengths;
   if (members) {
-    // The strings go straight into members, compressed while the rest is read; the part before
-    // them (their lengths, their byte count) takes its place in the stream once known.
+    // Front-coded: the names come sorted, and each shares a long prefix with the one before
+    // (half the bytes of a million Python frames): a string is its prefix's length in UTF-16
+    // units, its suffix's, and the suffix in the blob. The strings go straight into members,
+    // compressed while the rest is read; the part before them (the lengths, the blob's byte
+    // count) takes its place in the stream once known.
     const size_t head_member = members->reserve();
-    size_t blob_bytes = 0, before = 0;
-    each_string(members->buffer(), [&](size_t k) {
-      if ((k & 1023) == 0) {
-        blob_bytes += members->buffer().size() - before;
-        members->cut_if_full();
-        before = members->buffer().size();
+    std::string& blob = members->buffer();
+    std::string cleaned[2];  // the string before and this one, when not valid UTF-8 as kept
+    std::string_view before;
+    size_t blob_bytes = 0;
+    for (size_t k = 0; k < strings.size(); ++k) {
+      fetch_ahead(k);
+      std::string_view s = sym.strings[strings[k]];
+      if (!is_valid_utf8(s)) {
+        std::string& c = cleaned[k & 1];
+        c.clear();
+        append_valid_utf8(c, s);
+        s = c;
       }
-    });
-    blob_bytes += members->buffer().size() - before;
+      size_t shared = 0;
+      const size_t most = std::min(before.size(), s.size());
+      for (uint64_t a, b; shared + 8 <= most && (std::memcpy(&a, before.data() + shared, 8),
+                                                 std::memcpy(&b, s.data() + shared, 8), a == b);)
+        shared += 8;
+      while (shared < most && before[shared] == s[shared]) ++shared;
+      while (shared > 0 && shared < s.size() && (static_cast<unsigned char>(s[shared]) & 0xC0) == 0x80) --shared;
+      const std::string_view suffix = s.substr(shared);
+      put_varint(lengths, utf16_units(s.substr(0, shared)));
+      put_varint(lengths, utf16_units(suffix));
+      blob += suffix;
+      blob_bytes += suffix.size();
+      before = s;
+      if ((k & 1023) == 1023) members->cut_if_full();  // `before` stays where it is kept
+    }
     head += lengths;
     put_varint(head, blob_bytes);
     members->fill(head_member, std::move(head));
@@ -542,7 +568,10 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     std::string blob;
     blob.reserve(string_bytes);
     advise_huge_pages(blob.data(), blob.capacity());
-    each_string(blob, [](size_t) {});
+    for (size_t k = 0; k < strings.size(); ++k) {
+      fetch_ahead(k);
+      put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
+    }
     head += lengths;
     put_varint(head, blob.size());
     // The whole payload at once (the tree's varints are bounded by 4 + 3 per column per node,

@@ -157,3 +157,19 @@ def test_without_numpy_arrays_are_memoryviews(trace):
               "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", script, trace], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_big_page_decodes_from_front_coded_members(tmp):
+    # Past 16 MB of payload the page holds gzip members, its strings front-coded, with neighbours
+    # in name order differing inside a multi-byte character.
+    accents = ["\u00e9", "\u00e8", "\U0001F600", "\U0001F601", ""]
+    lines = [f"main;mod_{i % 7};leaf_{i >> 2}{accents[i % 5]}_{'abcdefghij' * 10} {1 + i % 5}" for i in range(160000)]
+    p = flamefold.load(write_folded(tmp / "big.folded", "\n".join(lines) + "\n"))
+    page = p.to_html()
+    assert page.count(".", page.index('id="ff-data">'), page.index("</script>", page.index('id="ff-data">'))) > 3
+    d = decode(page)
+    assert d["header"]["front_coded"] is True
+    self_of = dict(zip(d["paths"], d["self"][d["header"]["columns"][0]["name"]]))
+    for i in (0, 3, 4, 80001, 159999):
+        assert self_of[("main", f"mod_{i % 7}", lines[i].split(";")[2].split(" ")[0])] == 1 + i % 5
+    assert sum(self_of.values()) == sum(1 + i % 5 for i in range(160000))

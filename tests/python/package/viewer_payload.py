@@ -42,11 +42,16 @@ def decode(page: str):
     assert r.bytes(4) == b"FFD1"
     header = json.loads(r.bytes(r.varint()).decode("utf-8"))
     count = r.varint()
-    lengths = r.varints(count)  # UTF-16 code units each
+    # UTF-16 code units each; big payloads are front-coded: (units shared with the string
+    # before, units of its own) per string.
+    front = bool(header.get("front_coded"))
+    lengths = r.varints(2 * count if front else count)
+    pairs = [(lengths[2 * i], lengths[2 * i + 1]) for i in range(count)] if front else [(0, n) for n in lengths]
     blob = r.bytes(r.varint()).decode("utf-8").encode("utf-16-le")
-    strings, at = [], 0
-    for n in lengths:
-        strings.append(blob[at:at + 2 * n].decode("utf-16-le"))
+    strings, at, before = [], 0, b""
+    for shared, n in pairs:
+        before = before[:2 * shared] + blob[at:at + 2 * n]
+        strings.append(before.decode("utf-16-le"))
         at += 2 * n
     nframes = r.varint()
     fname = r.varints(nframes)
