@@ -76,9 +76,15 @@ inline size_t utf16_units(std::string_view s) {
   return units;
 }
 
-// Whether s is valid UTF-8 already (then it needs no cleaning copy).
+// Whether s is valid UTF-8 already (then it needs no cleaning copy). ASCII is tested 8 bytes
+// at a time.
 inline bool is_valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+    uint64_t w;
+    if (i + 8 <= s.size() && (std::memcpy(&w, s.data() + i, 8), (w & 0x8080808080808080ULL) == 0)) {
+      i += 8;
+      continue;
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;

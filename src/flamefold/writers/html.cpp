@@ -520,10 +520,8 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   // Strings in use come in frame order, not in the order they are kept: where each one is kept
   // is requested 2 x kAhead strings ahead, its text kAhead ahead (two cache misses each).
   constexpr size_t kAhead = 16;
-  auto fetch_ahead = [&](size_t k) {
-    if (k + 2 * kAhead < strings.size()) sym.strings.prefetch_view(strings[k + 2 * kAhead]);
-    if (k + kAhead < strings.size()) __builtin_prefetch(sym.strings[strings[k + kAhead]].data());
-  };
+  const size_t string_count = strings.size();
+  const StringTable& texts = sym.strings;
   std::string lengths;
   if (members) {
     // Front-coded: the names come sorted, and each shares a long prefix with the one before
@@ -537,8 +535,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     std::string_view before;
     size_t blob_bytes = 0;
     for (size_t k = 0; k < strings.size(); ++k) {
-      fetch_ahead(k);
-      std::string_view s = sym.strings[strings[k]];
+      if (k + 2 * kAhead < string_count) texts.prefetch_view(strings[k + 2 * kAhead]);
+      if (k + kAhead < string_count) __builtin_prefetch(texts[strings[k + kAhead]].data());
+      std::string_view s = texts[strings[k]];
       if (!is_valid_utf8(s)) {
         std::string& c = cleaned[k & 1];
         c.clear();
@@ -569,8 +568,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     blob.reserve(string_bytes);
     advise_huge_pages(blob.data(), blob.capacity());
     for (size_t k = 0; k < strings.size(); ++k) {
-      fetch_ahead(k);
-      put_varint(lengths, append_valid_utf8(blob, sym.strings[strings[k]]));
+      if (k + 2 * kAhead < string_count) texts.prefetch_view(strings[k + 2 * kAhead]);
+      if (k + kAhead < string_count) __builtin_prefetch(texts[strings[k + kAhead]].data());
+      put_varint(lengths, append_valid_utf8(blob, texts[strings[k]]));
     }
     head += lengths;
     put_varint(head, blob.size());
