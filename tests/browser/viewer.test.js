@@ -148,6 +148,35 @@ async function main({ open, test }) {
     await page.press('#search', 'Enter');
   });
 
+  await test('the rows shown before a search are the first rows of the whole order', async () => {
+    // 3,000 frames with few distinct weights (ties on self, on total, on both) and recursion:
+    // the table's first rows come from a one-pass selection until a search sorts every row.
+    const lines = [];
+    for (let i = 0; i < 3000; i++) {
+      const f = 'f' + String(i).padStart(4, '0');
+      lines.push(`main;g${i % 13};${f} ${1 + (i % 4)}`);
+      if (i % 7 === 0) lines.push(`main;g${i % 13};${f};${f} ${1 + (i % 3)}`);
+    }
+    const folded = path.join(tmp, 'ties.folded');
+    fs.writeFileSync(folded, lines.join('\n') + '\n');
+    const file = path.join(tmp, 'ties.html');
+    flamefold('flamegraph', folded, '-o', file);
+    const p = await open(file);
+    // Self descending (the default), total descending, self descending, self ascending.
+    for (const key of [null, 'total', 'self', 'self']) {
+      if (key) await p.click(`th[data-key="${key}"]`);
+      const before = await tableNames(p);
+      await p.fill('#search', '.');
+      await p.press('#search', 'Enter');
+      const all = await tableNames(p);
+      await p.fill('#search', '');
+      await p.press('#search', 'Enter');
+      assert(before.length === 300 && JSON.stringify(before) === JSON.stringify(all), `${key}: ` + before.slice(0, 8) + ' / ' + all.slice(0, 8));
+      const sort = await p.$eval(`th[data-key="${key || 'self'}"]`, (t) => t.getAttribute('aria-sort'));
+      assert(sort !== 'none', 'sorted by ' + key);
+    }
+  });
+
   await test('icicle toggle puts the root at the top', async () => {
     await page.click('#icicle');
     const root = await api(page, () => window.flamefold.box(0));

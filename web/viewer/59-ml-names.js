@@ -145,15 +145,54 @@ function moduleClass(name) {
 
 // ---- the switches
 const ML = { ready: false, rep: null, modules: 0, shortable: false, defaults: { short: false, modules: false } };
+// Names looked at on the spot for the short-names switch; past them (a million Python frames,
+// none shortable, took 1.5 s) the search goes on in slices after the first paint.
+const SHORTABLE_AT_START = 20000;
+function isGroupFrame(f) {
+  if (!ML.groupCat) ML.groupCat = S.data.header.categories.map((c) => GROUP_CATS.has(c || ''));
+  return ML.groupCat[S.data.frames.cat[f]] === true;
+}
+// Whether frames [from, to) hold one whose short name differs: -1 if so, else `to`.
+function scanShortable(from, to) {
+  const full = S.data.frames.full;
+  for (let f = from; f < to; f++) {
+    const n = full[f];
+    if ((n.indexOf('<') >= 0 || n.indexOf('(') >= 0 || n.startsWith('Cijk_')) && !isGroupFrame(f) && shortName(n) !== n) return -1;
+  }
+  return to;
+}
+function findShortable(preset) {
+  const F = S.data.frames.count;
+  let next = scanShortable(0, preset ? F : Math.min(F, SHORTABLE_AT_START));
+  ML.shortable = next < 0;
+  ML.shortablePending = next >= 0 && next < F;
+  const more = () => {
+    if (!ML.shortablePending) return;  // settled meanwhile (settleShortable)
+    next = scanShortable(next, Math.min(F, next + SHORTABLE_AT_START));
+    if (next < 0) { ML.shortable = true; ML.shortablePending = false; renderNameSwitches(); }
+    else if (next >= F) ML.shortablePending = false;
+    else setTimeout(more, 0);
+  };
+  ML.shortableNext = () => next;
+  if (ML.shortablePending) setTimeout(more, 0);
+}
+// The search finished now (a fragment or a click asks for short names before it ended).
+function settleShortable() {
+  if (!ML.shortablePending) return;
+  ML.shortablePending = false;
+  ML.shortable = scanShortable(ML.shortableNext(), S.data.frames.count) < 0;
+  renderNameSwitches();
+}
 function mlSetup() {
   const fr = S.data.frames, F = fr.count;
-  fr.full = fr.name.slice();
+  fr.full = fr.name;  // never changed: applyNames makes a new array for other names
+  ML.groupCat = null;
   // Module instances: every frame of one class (and category) points at the first of them.
   ML.rep = null;
   ML.instances = new Map();  // first instance -> how many instances its class has
   const byClass = new Map();
   for (let f = 0; f < F; f++) {
-    if (GROUP_CATS.has(catName(f))) continue;
+    if (isGroupFrame(f)) continue;
     const cls = moduleClass(fr.full[f]);
     if (!cls) continue;
     const key = cls + '\u0000' + fr.cat[f];
@@ -163,8 +202,8 @@ function mlSetup() {
     ML.modules++;
   }
   ML.cls = byClass;
-  ML.shortable = fr.full.some((n, f) => (n.indexOf('<') >= 0 || n.indexOf('(') >= 0 || n.startsWith('Cijk_')) && shortName(n) !== n && !GROUP_CATS.has(catName(f)));
   const h = S.data.header;
+  findShortable(!!h.short_names);
   ML.defaults = { short: !!h.short_names && ML.shortable, modules: !!h.merge_modules && ML.modules > 0 };
   S.shortNames = ML.defaults.short;
   S.mergeModules = ML.defaults.modules;
@@ -176,14 +215,15 @@ function mlSetup() {
 // frames.name: what is shown. A merged module's first instance shows the class.
 function applyNames() {
   const fr = S.data.frames, F = fr.count;
+  S.colors = new Array(F);
+  if (!S.shortNames && !S.mergeModules) { fr.name = fr.full; return; }  // as in the profile
   const names = new Array(F);
   for (let f = 0; f < F; f++) {
     const n = fr.full[f];
     if (S.mergeModules && ML.rep && ML.rep[f] === f && moduleClass(n)) names[f] = moduleClass(n);
-    else names[f] = S.shortNames && !GROUP_CATS.has(catName(f)) ? shortName(n) : n;
+    else names[f] = S.shortNames && !isGroupFrame(f) ? shortName(n) : n;
   }
   fr.name = names;
-  S.colors = new Array(F);
 }
 // The tree with module instances merged (when the switch is on): frames mapped to their
 // class's first instance, and siblings that meet merged with their subtrees (deriveTree's
@@ -217,6 +257,7 @@ function renderNameSwitches() {
   if (ML.modules) add('merge-modules', 'Merge modules', 'nn.Module instances (Layer_0 … Layer_23) as one frame per class, their subtrees merged', S.mergeModules, setMergeModules);
 }
 function setShortNames(on) {
+  settleShortable();
   if (!ML.rep && !ML.shortable) return;
   S.shortNames = !!on;
   applyNames();
@@ -391,7 +432,7 @@ Object.assign(api, {
   moduleClass: (n) => moduleClass(n),
   setShortNames: (on) => setShortNames(on),
   setMergeModules: (on) => setMergeModules(on),
-  names: () => ({ short: !!S.shortNames, modules: !!S.mergeModules, shortable: ML.shortable, moduleFrames: ML.modules }),
+  names: () => ({ short: !!S.shortNames, modules: !!S.mergeModules, shortable: ML.shortable, shortablePending: !!ML.shortablePending, moduleFrames: ML.modules }),
   // The kernels table as shown: name, count, total, mean, min, max, share (numbers).
   kernels: () => (kernelsShown() ? [...$('kernels').tBodies[0].rows].map((tr) => tr.dataset.name) : null),
   kernelRows: () => computeKernels(),

@@ -2,39 +2,124 @@
 function computeTable() {
   const { N, frame, end, self } = S.view, F = S.data.frames.count;
   const tot = totals(S.view, S.col), s = self[S.col];
-  const selfBy = new Float64Array(F), totalBy = new Float64Array(F), seen = new Uint8Array(F);
   const callsCol = S.data.header.columns.findIndex((c) => c.name === 'calls');
-  const callsBy = callsCol >= 0 ? new Float64Array(F) : null;
-  const onStack = new Uint32Array(F), open = [];
+  const calls = callsCol >= 0 ? self[callsCol] : null;
+  // Per frame, side by side (one cache line a node, where frames are met in no order): self,
+  // total, calls, and how many times it is on the path from the root (a recursive frame's total
+  // counts its outermost call only) with bit 31 for "has weight in this view".
+  const acc = new Float64Array(3 * F), state = new Uint32Array(F), open = new Int32Array(N + 1);
+  let depth = 0;
   for (let i = 1; i < N; i++) {
-    while (open.length && end[open[open.length - 1]] <= i) onStack[frame[open.pop()]]--;
-    const f = frame[i];
-    selfBy[f] += s[i];
-    if (callsBy) callsBy[f] += self[callsCol][i];
-    if (onStack[f] === 0) totalBy[f] += tot[i];  // recursion: the outermost call only
-    if (tot[i] > 0) seen[f] = 1;
-    onStack[f]++;
-    open.push(i);
+    while (depth > 0 && end[open[depth - 1]] <= i) state[frame[open[--depth]]]--;
+    const f = frame[i], t = tot[i];
+    acc[3 * f] += s[i];
+    if (calls !== null) acc[3 * f + 2] += calls[i];
+    const st = state[f];
+    if ((st & 0x7FFFFFFF) === 0) acc[3 * f + 1] += t;
+    state[f] = (st + 1) | (t > 0 ? 0x80000000 : 0);
+    open[depth++] = i;
   }
+  const selfBy = new Float64Array(F), totalBy = new Float64Array(F), callsBy = calls ? new Float64Array(F) : null;
   const rows = [];
-  for (let f = 0; f < F; f++) if (seen[f]) rows.push(f);
+  for (let f = 0; f < F; f++) {
+    selfBy[f] = acc[3 * f];
+    totalBy[f] = acc[3 * f + 1];
+    if (callsBy) callsBy[f] = acc[3 * f + 2];
+    if (state[f] & 0x80000000) rows.push(f);
+  }
   S.tableRows = { rows, selfBy, totalBy, callsBy };
 }
+// The first k of rows (frame ids, ascending) in the order sortRowsBy gives, by one pass with a
+// heap of k: what the table shows until a search asks for more of the order.
+function topRowsBy(rows, k, first, second) {
+  const a = first.of, sa = first.sign, b = second.of, sb = second.sign;
+  const before = (x, y) => sa * (a[x] - a[y]) < 0 || (sa * (a[x] - a[y]) === 0 && (sb * (b[x] - b[y]) < 0 || (sb * (b[x] - b[y]) === 0 && x < y)));
+  const heap = [];  // the k best so far, the worst on top
+  const down = (i) => {
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let w = i;
+      if (l < heap.length && before(heap[w], heap[l])) w = l;
+      if (r < heap.length && before(heap[w], heap[r])) w = r;
+      if (w === i) return;
+      [heap[i], heap[w]] = [heap[w], heap[i]];
+      i = w;
+    }
+  };
+  for (const f of rows) {
+    if (heap.length < k) {
+      heap.push(f);
+      for (let i = heap.length - 1; i > 0;) {
+        const p = (i - 1) >> 1;
+        if (!before(heap[p], heap[i])) break;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    } else if (k > 0 && before(f, heap[0])) {
+      heap[0] = f;
+      down(0);
+    }
+  }
+  return heap.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+}
+// Frame ids in the order rows.sort((a, b) => first.sign * (first.of[a] - first.of[b]) ||
+// second.sign * (second.of[a] - second.of[b]) || (a - b)) gives, by stable radix passes over
+// the keys' bits (second, then first) from the ids in ascending order: linear, where a
+// comparison sort of a million rows took over a second.
+function sortRowsBy(rows, first, second) {
+  const n = rows.length;
+  let ids = Uint32Array.from(rows).sort(), tmp = new Uint32Array(n);
+  const keys = new Float64Array(n), words = new Uint32Array(keys.buffer);
+  let lo = new Uint32Array(n), hi = new Uint32Array(n), lo2 = new Uint32Array(n), hi2 = new Uint32Array(n);
+  const count = new Uint32Array(65537);
+  for (const { of, sign } of [second, first]) {
+    // Each key as an unsigned 64-bit number in the order of the doubles (-0 as 0).
+    for (let i = 0; i < n; i++) keys[i] = sign * of[ids[i]] + 0;
+    for (let i = 0; i < n; i++) {
+      let l = words[2 * i], h = words[2 * i + 1];
+      if (h & 0x80000000) { l = ~l >>> 0; h = ~h >>> 0; } else h = (h | 0x80000000) >>> 0;
+      lo[i] = l; hi[i] = h;
+    }
+    for (let pass = 0; pass < 4; pass++) {
+      const word = pass < 2 ? lo : hi, shift = pass % 2 ? 16 : 0;
+      count.fill(0);
+      for (let i = 0; i < n; i++) count[((word[i] >>> shift) & 0xFFFF) + 1]++;
+      if (count[((word[0] >>> shift) & 0xFFFF) + 1] === n) continue;  // one digit for all: nothing moves
+      for (let d = 1; d < 65537; d++) count[d] += count[d - 1];
+      for (let i = 0; i < n; i++) {
+        const at = count[(word[i] >>> shift) & 0xFFFF]++;
+        tmp[at] = ids[i]; lo2[at] = lo[i]; hi2[at] = hi[i];
+      }
+      let t = ids; ids = tmp; tmp = t;
+      t = lo; lo = lo2; lo2 = t;
+      t = hi; hi = hi2; hi2 = t;
+    }
+  }
+  return Array.from(ids);
+}
 function renderTable() {
-  const { rows, selfBy, totalBy, callsBy } = S.tableRows;
+  const { selfBy, totalBy, callsBy } = S.tableRows;
   const { name, file, line } = S.data.frames;
   const key = S.sortKey, dir = S.sortDir;
   const val = key === 'self' ? selfBy : key === 'total' ? totalBy : key === 'calls' ? (callsBy || selfBy) : null;
   // Sorted once per order (a search re-renders the table: with a million frames a sort per
-  // keystroke would cost more than the search).
-  if (S.tableRows.sortedBy !== key + dir) {
-    rows.sort(val ? (a, b) => dir * (val[a] - val[b]) || (totalBy[b] - totalBy[a]) || (a - b)
-                  : (a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
-    S.tableRows.sortedBy = key + dir;
+  // keystroke would cost more than the search); until a search asks, only the rows shown.
+  const match = S.match;
+  let shown = [];
+  if (S.tableRows.sortedBy !== key + dir && val && !match) {
+    shown = topRowsBy(S.tableRows.rows, TABLE_ROWS, { of: val, sign: dir }, { of: totalBy, sign: -1 });
+  } else {
+    if (S.tableRows.sortedBy !== key + dir) {
+      const rows = S.tableRows.rows;
+      if (val) S.tableRows.rows = sortRowsBy(rows, { of: val, sign: dir }, { of: totalBy, sign: -1 });
+      else rows.sort((a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
+      S.tableRows.sortedBy = key + dir;
+    }
+    // A search narrows the list to the frames it matches.
+    const rows = S.tableRows.rows;
+    for (let k = 0; k < rows.length && shown.length < TABLE_ROWS; k++) if (!match || match[rows[k]]) shown.push(rows[k]);
   }
-  // A search narrows the list to the frames it matches.
-  const match = S.match, shown = [];
-  for (let k = 0; k < rows.length && shown.length < TABLE_ROWS; k++) if (!match || match[rows[k]]) shown.push(rows[k]);
+  const rows = S.tableRows.rows;
   const all = totals(S.view, S.col)[0], unit = unitOf(S.col);
   const body = $('table').tBodies[0];
   const frag = document.createDocumentFragment();

@@ -1,8 +1,10 @@
 // ---------------------------------------------------------------- legend, summary, info
 function renderLegend() {
   if (S.diff) { renderDiffLegend(); return; }
-  const box = $('legend'), present = new Set();
-  for (const f of S.tableRows.rows) present.add(catName(f));  // frames with weight in this view
+  const box = $('legend'), present = new Set(), names = S.data.header.categories, cat = S.data.frames.cat;
+  const seen = new Uint8Array(names.length + 1);
+  for (const f of S.tableRows.rows) seen[cat[f]] = 1;  // frames with weight in this view
+  for (let c = 0; c < seen.length; c++) if (seen[c]) present.add(names[c] || '');
   box.replaceChildren();
   const cats = [...present].sort();
   if (cats.length > 1 || (cats.length === 1 && cats[0] !== '')) {
