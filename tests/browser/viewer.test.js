@@ -177,6 +177,37 @@ async function main({ open, test }) {
     }
   });
 
+  await test('a tree past 250,000 nodes is drawn first and its table summed right after', async () => {
+    const lines = [];
+    for (let i = 0; i < 300000; i++) lines.push(`main;m${i % 10};l${i} ${1 + (i % 3)}`);
+    const folded = path.join(tmp, 'later.folded');
+    fs.writeFileSync(folded, lines.join('\n') + '\n');
+    const file = path.join(tmp, 'later.html');
+    flamefold('flamegraph', folded, '-o', file);
+    const p = await open(file);
+    const t = await api(p, () => window.flamefold.timings);
+    assert(typeof t.tableAfterPaint === 'number' && t.firstPaint > 0, 'the table came after the first paint: ' + JSON.stringify(t));
+    const names = await tableNames(p);
+    // Self 3 (i % 3 === 2) first; among those ties, frames in name order.
+    const heaviest = lines.filter((l, i) => i % 3 === 2).map((l) => l.split(';')[2].split(' ')[0]).sort().slice(0, 300);
+    assert(JSON.stringify(names) === JSON.stringify(heaviest), 'the heaviest leaves first, by name among ties: ' + names.slice(0, 4));
+    const legend = await p.$$eval('#legend .item', (items) => items.length);
+    assert(legend >= 2, 'legend drawn with the table: ' + legend);
+    await p.fill('#search', '^l12$');
+    await p.press('#search', 'Enter');
+    assert(JSON.stringify(await tableNames(p)) === '["l12"]', 'the table follows a search');
+    // Opened on the ranks view (two threads), the flame view's table is there on coming back.
+    const threads = path.join(tmp, 'later-threads.folded');
+    fs.writeFileSync(threads, lines.map((l, i) => `tid:${1 + (i % 2)};` + l).join('\n') + '\n');
+    const file2 = path.join(tmp, 'later-threads.html');
+    flamefold('flamegraph', threads, '-o', file2);
+    const q = await open(file2, '#view=ranks');
+    assert(await q.isVisible('#view-ranks'), 'opened on the ranks view');
+    await q.click('#viewtabs button[data-view="flame"]');
+    const back = await tableNames(q);
+    assert(back.length === 300 && back.includes(heaviest[0]), 'the table after leaving the ranks view: ' + back.slice(0, 4));
+  });
+
   await test('icicle toggle puts the root at the top', async () => {
     await page.click('#icicle');
     const root = await api(page, () => window.flamefold.box(0));

@@ -12,6 +12,8 @@ const MIN_W = 1;         // frames narrower than this many px are merged into on
 const LABEL_W = 28;      // frames narrower than this get no label
 const GROUP_CATS = new Set(['process', 'thread', 'rank', 'device', 'label']);
 const TABLE_ROWS = 300;
+// Trees with more nodes than this draw the graph first and sum the table just after (99-start.js).
+const TABLE_AFTER_PAINT = 250000;
 
 const api = { ready: false, timings: {}, error: null };
 window.flamefold = api;

@@ -300,7 +300,7 @@ defineView('ranks', {
     const saved = R.saved;
     R.saved = null;
     Object.assign(S, { view: saved.view, widthBy: saved.widthBy, colourBy: saved.colourBy, diff: null, diffSides: null, diffColours: null });
-    if (saved.stale) { computeTable(); renderTable(); renderSummary(); }
+    if (saved.stale || !S.tableRows) { computeTable(); renderTable(); renderSummary(); }  // none yet: opened on this view
     renderLegend();
     zoomTo(saved.zoom < S.view.N && layTotals()[saved.zoom] > 0 ? saved.zoom : 0);
   },

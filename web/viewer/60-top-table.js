@@ -98,6 +98,7 @@ function sortRowsBy(rows, first, second) {
   return Array.from(ids);
 }
 function renderTable() {
+  if (!S.tableRows) return;  // not summed yet (start() does it after the first paint)
   const { selfBy, totalBy, callsBy } = S.tableRows;
   const { name, file, line } = S.data.frames;
   const key = S.sortKey, dir = S.sortDir;

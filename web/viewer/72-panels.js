@@ -1,6 +1,7 @@
 // ---------------------------------------------------------------- legend, summary, info
 function renderLegend() {
   if (S.diff) { renderDiffLegend(); return; }
+  if (!S.tableRows) return;  // drawn with the table, after the first paint
   const box = $('legend'), present = new Set(), names = S.data.header.categories, cat = S.data.frames.cat;
   const seen = new Uint8Array(names.length + 1);
   for (const f of S.tableRows.rows) seen[cat[f]] = 1;  // frames with weight in this view
@@ -95,6 +96,7 @@ function refreshAll(zoom) {
   if (view && view.redraw) { view.redraw(zoom); return; }  // a view that shows the graph its own way (ranks)
   zoom = orderView(zoom);
   if (S.diff) { computeDiffTable(); renderDiffTable(); }
+  else if (S.tableAfterPaint) S.tableRows = null;  // start() sums it once the graph is drawn
   else { computeTable(); renderTable(); }
   renderLegend();
   renderSummary();
