@@ -127,6 +127,33 @@ TEST(KinetoStream, MatchesTheTimelineOnGeneratedTraces) {
   expect_streaming_matches({b});
 }
 
+// A trace read as a timeline keeps the streamed readers' smaller chart bound by default once it
+// holds more than ReadOptions::big_trace_events events (2,000,000; lowered here); a bound the
+// user gives, or a smaller trace, keeps what was asked. The flame graph is the same either way.
+TEST(KinetoStream, TheChartsDefaultBoundIsSmallerForTracesOfManyEvents) {
+  const std::string path = test::write_file("chart_bound.json", generated_trace(5, 2, 20));
+  ReadOptions o;
+  o.chart_events = 1000000;
+  o.chart_events_default = true;
+  o.big_trace_events = 500;
+  Profile big = read_with({path}, o, -1);
+  ASSERT_TRUE(big.chart);
+  EXPECT_GT(big.chart->trace_events, 500u);
+  EXPECT_EQ(big.chart->limit, kStreamedChartEvents);
+  o.big_trace_events = 1000000;
+  Profile small = read_with({path}, o, -1);
+  ASSERT_TRUE(small.chart);
+  EXPECT_EQ(small.chart->limit, 1000000u);
+  o.big_trace_events = 500;
+  o.chart_events_default = false;
+  Profile asked = read_with({path}, o, -1);
+  ASSERT_TRUE(asked.chart);
+  EXPECT_EQ(asked.chart->limit, 1000000u);
+  big.chart.reset();
+  asked.chart.reset();
+  test::expect_same_profile(big, asked);
+}
+
 TEST(KinetoStream, MatchesTheTimelineForSeveralRanks) {
   const std::vector<std::string> ranks = {test::write_file("stream_r0.json", generated_trace(3, 2, 3, true, 0)),
                                          test::write_file("stream_r1.json", generated_trace(4, 2, 3, true, 1))};

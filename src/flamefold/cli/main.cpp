@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
   CLI::Option* timeline_events_option = flamegraph->add_option("--timeline-events", timeline_events,
                          "HTML (and speedscope) of traces: events kept for the flame chart view (speedscope's time order); past it, the first ProfilerSteps "
                          "(else the first stretch of time) that fit, which the page names (--steps/--window choose "
-                         "others); 0 = no flame chart (default 1000000; 100000 for Nsight Systems and Ascend databases)");
+                         "others); 0 = no flame chart (default 1000000; 100000 for Nsight Systems and Ascend databases and traces of over 2000000 events)");
 
   auto* top = app.add_subcommand("top", "the hottest frames as a table");
   top->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});

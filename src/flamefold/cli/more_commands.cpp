@@ -58,7 +58,7 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   convert_timeline_events_option = convert_cmd->add_option("--timeline-events", convert_timeline_events,
                           "speedscope output of traces: events kept for the time-ordered profiles (the first "
                           "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000; 100000 for "
-                          "Nsight Systems and Ascend databases)");
+                          "Nsight Systems and Ascend databases and traces of over 2000000 events)");
   add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
