@@ -58,15 +58,19 @@ inline std::string gunzip(const std::string& in) {
   return out;
 }
 
-inline std::string payload_of(const std::string& html) {
+// The text of the page's data element.
+inline std::string_view data_of(const std::string& html) {
   const std::string open = "id=\"ff-data\">";
   size_t a = html.find(open);
   EXPECT_NE(a, std::string::npos);
   a += open.size();
-  size_t b = html.find("</script>", a);
+  return std::string_view(html).substr(a, html.find("</script>", a) - a);
+}
+
+inline std::string payload_of(const std::string& html) {
   // Big payloads are several gzip members, each in base64 of its own, separated by '.'.
   std::string out;
-  std::string_view data = std::string_view(html).substr(a, b - a);
+  std::string_view data = data_of(html);
   for (size_t at = 0; at <= data.size();) {
     size_t dot = std::min(data.find('.', at), data.size());
     out += gunzip(base64_decode(data.substr(at, dot - at)));
@@ -77,10 +81,8 @@ inline std::string payload_of(const std::string& html) {
 
 // How many gzip members the page's payload is in.
 inline size_t payload_members(const std::string& html) {
-  const std::string open = "id=\"ff-data\">";
-  size_t a = html.find(open) + open.size();
-  size_t b = html.find("</script>", a);
-  return 1 + static_cast<size_t>(std::count(html.begin() + a, html.begin() + b, '.'));
+  std::string_view data = data_of(html);
+  return 1 + static_cast<size_t>(std::count(data.begin(), data.end(), '.'));
 }
 
 // A decoder for the payload (the layout documented in src/flamefold/writers/html.cpp).

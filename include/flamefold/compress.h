@@ -41,7 +41,6 @@ class GzipMembers {
   void cut_if_full() {
     if (open_.size() >= member_bytes_) cut();
   }
-  void add(std::string_view bytes);
   void add_stable(std::string_view bytes);
   // A place for a member whose bytes are known later; the members after it are compressed
   // meanwhile, but none is emitted past it until fill() gives its bytes.

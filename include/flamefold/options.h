@@ -1,6 +1,7 @@
 // Options that travel from the CLI to readers and writers. Each reader/writer reads only
 // the fields that concern it; defaults match the tools flamefold replaces.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -76,6 +77,13 @@ struct ReadOptions {
 };
 
 inline constexpr uint64_t kStreamedChartEvents = 100000;
+
+// The flame chart's bound for a reader: what the user asked, or, when that is the CLI's default
+// and the chart would cost more memory than the flame graph (a streamed input, or a timeline of
+// more than big_trace_events events), kStreamedChartEvents.
+inline uint64_t chart_event_bound(const ReadOptions& r, bool streamed_or_big) {
+  return r.chart_events_default && streamed_or_big ? std::min(r.chart_events, kStreamedChartEvents) : r.chart_events;
+}
 
 // Readable ML stacks (readable_names.h): what --short-names and --merge-modules ask for.
 struct NameOptions {

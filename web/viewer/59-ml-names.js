@@ -161,26 +161,28 @@ function scanShortable(from, to) {
   }
   return to;
 }
+// The search for a shortable name: ML.shortableAt is the next frame to look at while it goes on.
 function findShortable(preset) {
   const F = S.data.frames.count;
-  let next = scanShortable(0, preset ? F : Math.min(F, SHORTABLE_AT_START));
-  ML.shortable = next < 0;
-  ML.shortablePending = next >= 0 && next < F;
+  const at = scanShortable(0, preset ? F : Math.min(F, SHORTABLE_AT_START));
+  ML.shortable = at < 0;
+  ML.shortablePending = at >= 0 && at < F;
+  ML.shortableAt = at;
   const more = () => {
     if (!ML.shortablePending) return;  // settled meanwhile (settleShortable)
-    next = scanShortable(next, Math.min(F, next + SHORTABLE_AT_START));
+    const next = scanShortable(ML.shortableAt, Math.min(F, ML.shortableAt + SHORTABLE_AT_START));
+    ML.shortableAt = next;
     if (next < 0) { ML.shortable = true; ML.shortablePending = false; renderNameSwitches(); }
     else if (next >= F) ML.shortablePending = false;
     else setTimeout(more, 0);
   };
-  ML.shortableNext = () => next;
   if (ML.shortablePending) setTimeout(more, 0);
 }
 // The search finished now (a fragment or a click asks for short names before it ended).
 function settleShortable() {
   if (!ML.shortablePending) return;
   ML.shortablePending = false;
-  ML.shortable = scanShortable(ML.shortableNext(), S.data.frames.count) < 0;
+  ML.shortable = scanShortable(ML.shortableAt, S.data.frames.count) < 0;
   renderNameSwitches();
 }
 function mlSetup() {

@@ -2,65 +2,49 @@
 function computeTable() {
   const { N, frame, end, self } = S.view, F = S.data.frames.count;
   const tot = totals(S.view, S.col), s = self[S.col];
+  const selfBy = new Float64Array(F), totalBy = new Float64Array(F), seen = new Uint8Array(F);
   const callsCol = S.data.header.columns.findIndex((c) => c.name === 'calls');
-  const calls = callsCol >= 0 ? self[callsCol] : null;
-  // Per frame, side by side (one cache line a node, where frames are met in no order): self,
-  // total, calls, and how many times it is on the path from the root (a recursive frame's total
-  // counts its outermost call only) with bit 31 for "has weight in this view".
-  const acc = new Float64Array(3 * F), state = new Uint32Array(F), open = new Int32Array(N + 1);
-  let depth = 0;
+  const callsBy = callsCol >= 0 ? new Float64Array(F) : null;
+  const onStack = new Uint32Array(F), open = [];
   for (let i = 1; i < N; i++) {
-    while (depth > 0 && end[open[depth - 1]] <= i) state[frame[open[--depth]]]--;
-    const f = frame[i], t = tot[i];
-    acc[3 * f] += s[i];
-    if (calls !== null) acc[3 * f + 2] += calls[i];
-    const st = state[f];
-    if ((st & 0x7FFFFFFF) === 0) acc[3 * f + 1] += t;
-    state[f] = (st + 1) | (t > 0 ? 0x80000000 : 0);
-    open[depth++] = i;
+    while (open.length && end[open[open.length - 1]] <= i) onStack[frame[open.pop()]]--;
+    const f = frame[i];
+    selfBy[f] += s[i];
+    if (callsBy) callsBy[f] += self[callsCol][i];
+    if (onStack[f] === 0) totalBy[f] += tot[i];  // recursion: the outermost call only
+    if (tot[i] > 0) seen[f] = 1;
+    onStack[f]++;
+    open.push(i);
   }
-  const selfBy = new Float64Array(F), totalBy = new Float64Array(F), callsBy = calls ? new Float64Array(F) : null;
   const rows = [];
-  for (let f = 0; f < F; f++) {
-    selfBy[f] = acc[3 * f];
-    totalBy[f] = acc[3 * f + 1];
-    if (callsBy) callsBy[f] = acc[3 * f + 2];
-    if (state[f] & 0x80000000) rows.push(f);
-  }
+  for (let f = 0; f < F; f++) if (seen[f]) rows.push(f);
   S.tableRows = { rows, selfBy, totalBy, callsBy };
 }
 // The first k of rows (frame ids, ascending) in the order sortRowsBy gives, by one pass with a
 // heap of k: what the table shows until a search asks for more of the order.
 function topRowsBy(rows, k, first, second) {
   const a = first.of, sa = first.sign, b = second.of, sb = second.sign;
-  const before = (x, y) => sa * (a[x] - a[y]) < 0 || (sa * (a[x] - a[y]) === 0 && (sb * (b[x] - b[y]) < 0 || (sb * (b[x] - b[y]) === 0 && x < y)));
+  const cmp = (x, y) => sa * (a[x] - a[y]) || sb * (b[x] - b[y]) || x - y;
   const heap = [];  // the k best so far, the worst on top
-  const down = (i) => {
-    for (;;) {
-      const l = 2 * i + 1, r = l + 1;
-      let w = i;
-      if (l < heap.length && before(heap[w], heap[l])) w = l;
-      if (r < heap.length && before(heap[w], heap[r])) w = r;
-      if (w === i) return;
-      [heap[i], heap[w]] = [heap[w], heap[i]];
-      i = w;
-    }
-  };
+  const swap = (i, j) => { const t = heap[i]; heap[i] = heap[j]; heap[j] = t; };
   for (const f of rows) {
     if (heap.length < k) {
       heap.push(f);
-      for (let i = heap.length - 1; i > 0;) {
-        const p = (i - 1) >> 1;
-        if (!before(heap[p], heap[i])) break;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
-        i = p;
-      }
-    } else if (k > 0 && before(f, heap[0])) {
+      for (let i = heap.length - 1, p; i > 0 && cmp(heap[p = (i - 1) >> 1], heap[i]) < 0; i = p) swap(i, p);
+    } else if (k > 0 && cmp(f, heap[0]) < 0) {
       heap[0] = f;
-      down(0);
+      for (let i = 0; ;) {
+        const l = 2 * i + 1, r = l + 1;
+        let w = i;
+        if (l < heap.length && cmp(heap[w], heap[l]) < 0) w = l;
+        if (r < heap.length && cmp(heap[w], heap[r]) < 0) w = r;
+        if (w === i) break;
+        swap(i, w);
+        i = w;
+      }
     }
   }
-  return heap.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+  return heap.sort(cmp);
 }
 // Frame ids in the order rows.sort((a, b) => first.sign * (first.of[a] - first.of[b]) ||
 // second.sign * (second.of[a] - second.of[b]) || (a - b)) gives, by stable radix passes over
@@ -105,15 +89,14 @@ function renderTable() {
   const val = key === 'self' ? selfBy : key === 'total' ? totalBy : key === 'calls' ? (callsBy || selfBy) : null;
   // Sorted once per order (a search re-renders the table: with a million frames a sort per
   // keystroke would cost more than the search); until a search asks, only the rows shown.
-  const match = S.match;
+  const match = S.match, sorted = S.tableRows.sortedBy === key + dir;
   let shown = [];
-  if (S.tableRows.sortedBy !== key + dir && val && !match) {
+  if (val && !match && !sorted) {
     shown = topRowsBy(S.tableRows.rows, TABLE_ROWS, { of: val, sign: dir }, { of: totalBy, sign: -1 });
   } else {
-    if (S.tableRows.sortedBy !== key + dir) {
-      const rows = S.tableRows.rows;
-      if (val) S.tableRows.rows = sortRowsBy(rows, { of: val, sign: dir }, { of: totalBy, sign: -1 });
-      else rows.sort((a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
+    if (!sorted) {
+      if (val) S.tableRows.rows = sortRowsBy(S.tableRows.rows, { of: val, sign: dir }, { of: totalBy, sign: -1 });
+      else S.tableRows.rows.sort((a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
       S.tableRows.sortedBy = key + dir;
     }
     // A search narrows the list to the frames it matches.

@@ -42,8 +42,8 @@ async function start() {
     window.addEventListener('hashchange', () => applyFragment(location.hash, true));
     api.timings.firstPaint = performance.now();
     api.timings.startToPaint = performance.now() - t0;
-    if (S.tableAfterPaint) await new Promise((done) => setTimeout(done, 0));  // let the graph show
     if (S.tableAfterPaint) {
+      await new Promise((done) => setTimeout(done, 0));  // let the graph show
       S.tableAfterPaint = false;
       const view = viewById(S.viewId);
       if (!S.tableRows && !(view && view.redraw)) { computeTable(); renderTable(); renderLegend(); }

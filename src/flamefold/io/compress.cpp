@@ -51,15 +51,6 @@ GzipMembers::~GzipMembers() {
   worker_.join();
 }
 
-void GzipMembers::add(std::string_view bytes) {
-  while (!bytes.empty()) {
-    const size_t take = std::min(bytes.size(), member_bytes_ - std::min(member_bytes_, open_.size()));
-    open_.append(bytes.data(), take);
-    bytes.remove_prefix(take);
-    cut_if_full();
-  }
-}
-
 void GzipMembers::add_stable(std::string_view bytes) {
   if (!open_.empty()) cut();
   while (!bytes.empty()) {

@@ -88,9 +88,7 @@ Profile build_profile(Timeline&& tl, const ReadOptions& ro, const BuildOptions& 
   std::unique_ptr<ChartCollector> chart;
   std::vector<ChartCollector::RawStep> chart_steps;
   if (ro.chart_events > 0) {
-    const uint64_t limit = ro.chart_events_default && n > ro.big_trace_events ? std::min(ro.chart_events, kStreamedChartEvents)
-                                                                                : ro.chart_events;
-    chart = std::make_unique<ChartCollector>(limit, p.symbols, tl.tracks);
+    chart = std::make_unique<ChartCollector>(chart_event_bound(ro, n > ro.big_trace_events), p.symbols, tl.tracks);
     StepFinder steps(p.symbols);
     for (size_t e = 0; e < n; ++e)
       if (tl.kind[e] == EventKind::HostRange && !tl.tracks[tl.track[e]].device)

@@ -37,9 +37,7 @@ TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, s
   device_ = std::make_unique<Spool<DeviceOp, ByCorrelation>>(memory_ / 4);
   launches_ = std::make_unique<Spool<Launch, ByCorrelation>>(memory_ / 4);
   if (read_.chart_events > 0) {
-    const uint64_t limit =
-        read_.chart_events_default ? std::min(read_.chart_events, kStreamedChartEvents) : read_.chart_events;
-    chart_ = std::make_unique<ChartCollector>(limit, profile_.symbols, tracks_);
+    chart_ = std::make_unique<ChartCollector>(chart_event_bound(read_, true), profile_.symbols, tracks_);
     chart_steps_ = std::make_unique<StepFinder>(profile_.symbols);
   }
 }

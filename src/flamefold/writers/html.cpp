@@ -406,28 +406,9 @@ void depth_first_by_rank(const Profile& p, const std::vector<uint32_t>& rank, si
   }
 }
 
-// Where the payload goes: one string (compressed whole afterwards), or, for a big profile, gzip
-// members compressed on a second thread while the rest is built (build_payload decides).
-class PayloadSink {
- public:
-  PayloadSink(std::string& whole, GzipMembers* members) : whole_(&whole), members_(members) {}
-  std::string& buf() { return members_ ? members_->buffer() : *whole_; }
-  void maybe_cut() {
-    if (members_) members_->cut_if_full();
-  }
-  void finish() {
-    if (members_) members_->finish();
-  }
-  bool streaming() const { return members_ != nullptr; }
-
- private:
-  std::string* whole_;
-  GzipMembers* members_;
-};
-
 // Payloads of at least this many bytes are compressed at level 1 rather than 6 (a million-node
 // profile makes ~46 MB: 4x faster, 0.40 -> ~0.1 s, for a file ~10 % larger), and, when that is
-// known before they are built, in members of kMemberBytes on a second thread (PayloadSink).
+// known before they are built, in members of kMemberBytes on a second thread.
 constexpr size_t kFastCompressionFrom = size_t(16) << 20;
 constexpr size_t kMemberBytes = size_t(4) << 20;
 
@@ -499,26 +480,24 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
                                                                                         : p.default_column;
 
-  // Would the payload have 16 MB or more? It has the header, at least one byte per string's
-  // length, the strings, the frames, and one byte per node for its depth step, its frame and each
-  // column.
-  std::string header = header_json(p, o, default_column, categories, false);
-  const size_t at_least = 8 + header.size() + strings.size() + string_bytes + frames_out.size() +
-                          (dfs.size() + 1) * (2 + p.columns.size());
+  // Would the payload have 16 MB or more? It has at least one byte per string's length, the
+  // strings, the frames, and one byte per node for its depth step, its frame and each column.
+  const size_t at_least = strings.size() + string_bytes + frames_out.size() + (dfs.size() + 1) * (2 + p.columns.size());
   std::optional<GzipMembers> members;  // after the bytes it compresses in place: stops before they go
-  if (at_least >= kFastCompressionFrom) {
-    members.emplace(1, kMemberBytes, emit, "the HTML payload");
-    header = header_json(p, o, default_column, categories, /*front_coded=*/true);
-  }
-  PayloadSink sink(whole, members ? &*members : nullptr);
-  std::string& payload = sink.buf();
+  if (at_least >= kFastCompressionFrom) members.emplace(1, kMemberBytes, emit, "the HTML payload");
+  std::string& payload = members ? members->buffer() : whole;
   std::string head = "FFD1";
-  put_varint(head, header.size());
-  head += header;
+  {
+    const std::string header = header_json(p, o, default_column, categories, /*front_coded=*/members.has_value());
+    put_varint(head, header.size());
+    head += header;
+  }
   put_varint(head, strings.size());
 
-  // Strings in use come in frame order, not in the order they are kept: where each one is kept
-  // is requested 2 x kAhead strings ahead, its text kAhead ahead (two cache misses each).
+  // Strings in use come in frame order, not in the order they are kept: for string k, where the
+  // one 2 x kAhead later is kept and the text of the one kAhead later are requested (two cache
+  // misses each). Written in each loop: GCC takes a function (or lambda) whose only effect is a
+  // prefetch for one without effects and drops its calls.
   constexpr size_t kAhead = 16;
   const size_t string_count = strings.size();
   const StringTable& texts = sym.strings;
@@ -586,8 +565,8 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
 
   // The tree, column by column. Streamed, a full member is cut every so often (a node's
   // varints are a few bytes: a member overshoots by little).
-  auto every = [&sink](size_t k) {
-    if ((k & 4095) == 0) sink.maybe_cut();
+  auto every = [&members](size_t k) {
+    if (members && (k & 4095) == 0) members->cut_if_full();
   };
   put_varint(payload, dfs.size());
   for (size_t k = 1; k < dfs.size(); ++k) {
@@ -627,8 +606,8 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   if (!o.source_roots.empty())
     put_section(payload, PayloadSection::kSources,
                 html_sections::sources(p, default_column, rank, used, o.source_roots));
-  sink.finish();
-  return sink.streaming();
+  if (members) members->finish();
+  return members.has_value();
 }
 
 std::string gzip(const std::string& in) {
