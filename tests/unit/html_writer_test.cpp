@@ -2,6 +2,7 @@
 // names never reach the markup, and fixtures for the browser tests (tests/browser).
 #include <zlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -291,6 +292,27 @@ TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
   EXPECT_EQ(stacks_of(d, samples), want_samples);
   EXPECT_EQ(stacks_of(d, share), want_share);
   for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(d.frame_name[f - 1], d.frame_name[f]) << f;
+}
+
+// Front coding is split between two threads at the middle string: the second half starts from
+// the first half's last string, cleaned like every other here (each holds an invalid byte), and
+// every name decodes whole.
+TEST(HtmlWriter, FrontCodedStringsSplitBetweenThreadsDecodeWhole) {
+  Profile p;
+  int samples = p.add_column("samples", "samples");
+  const std::string shared(240, 'x');
+  std::vector<std::string> want;
+  for (int i = 0; i < 70000; ++i) {
+    char digits[16];
+    std::snprintf(digits, sizeof digits, "%06d", i);
+    p.add(p.child(0, p.symbols.frame("p" + shared + "\xff" + digits)), samples, 1);
+    want.push_back("p" + shared + "\xEF\xBF\xBD" + digits);
+  }
+  std::string payload = payload_of(write_to_string(p, {}, "split.html"));
+  ASSERT_NE(payload.find("\"front_coded\":true"), std::string::npos);
+  Decoded d = decode(payload, p.columns.size());
+  std::vector<std::string> names(d.frame_name.begin() + (d.frame_name.size() - want.size()), d.frame_name.end());
+  EXPECT_EQ(names, want);
 }
 
 // Small payloads stay one gzip member, as before.
