@@ -46,7 +46,7 @@ function makeHtml(name) {
   return html;
 }
 
-async function main({ open, test }) {
+async function main({ open, problems, test }) {
   const html = { simple: makeHtml('simple'), cpython: makeHtml('cpython'), hostile: makeHtml('hostile') };
   if (args.fixtures) {
     execFileSync(args.fixtures, ['--gtest_filter=HtmlBrowserFixture.*'],
@@ -379,6 +379,26 @@ async function main({ open, test }) {
       const box = await api(page, (n) => window.flamefold.find(n), name);
       assert(box && box.total === 1 + (i % 5), `leaf ${i} found with its weight: ` + JSON.stringify(box));
     }
+  });
+
+  await test('a damaged gzip member is reported, never drawn', async () => {
+    // Each member is inflated into its place, as long as its trailer says: one cut short by 6
+    // bytes (8 base64 characters) must stop the page with a message, not draw what came out.
+    const text = fs.readFileSync(path.join(tmp, 'members.html'), 'utf8');
+    const at = text.indexOf('id="ff-data">') + 'id="ff-data">'.length;
+    const cut = text.indexOf('.', at);
+    const file = path.join(tmp, 'members-damaged.html');
+    fs.writeFileSync(file, text.slice(0, cut - 8) + text.slice(cut));
+    let failure = '';
+    try {
+      await open(file);
+    } catch (e) {
+      failure = String(e.message);
+    }
+    assert(failure.includes('viewer failed'), 'the page did not open: ' + failure);
+    assert(problems.pageErrors.length === 1, 'one error, where the page starts: ' + problems.pageErrors.join(' | '));
+    problems.pageErrors.length = 0;  // the expected one
+    problems.console.length = 0;
   });
 
   await test('screenshot of the CPython profile', async () => {

@@ -3,22 +3,40 @@
 // (src/flamefold/writers/html.cpp): DecompressionStream takes one member at a time.
 async function inflate() {
   const parts = $('ff-data').textContent.replace(/\s+/g, '').split('.');
-  const inflated = await Promise.all(parts.map(async (text) => {
-    let bytes;
-    if (typeof Uint8Array.fromBase64 === 'function') {
-      bytes = Uint8Array.fromBase64(text);
-    } else {
-      const bin = atob(text);
-      bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const members = parts.map((text) => {
+    if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(text);
+    const bin = atob(text);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  });
+  // Each member ends with its inflated size (ISIZE, mod 2^32; members are far smaller): every one
+  // is inflated straight into its place in one buffer, all at once. (Read from a Blob's stream
+  // and gathered by a Response, then joined, the same took half as long again.)
+  const sizes = members.map((b) => {
+    if (b.length < 18) throw new Error('the embedded profile is damaged (a gzip member of ' + b.length + ' bytes)');
+    return (b[b.length - 4] | b[b.length - 3] << 8 | b[b.length - 2] << 16 | b[b.length - 1] << 24) >>> 0;
+  });
+  const starts = [0];
+  for (const k of sizes) starts.push(starts[starts.length - 1] + k);
+  const all = new Uint8Array(starts[starts.length - 1]);
+  await Promise.all(members.map(async (bytes, i) => {
+    const from = starts[i], to = starts[i + 1];
+    const ds = new DecompressionStream('gzip');
+    const writer = ds.writable.getWriter();
+    writer.write(bytes).catch(() => {});  // a failure shows in the reader
+    writer.close().catch(() => {});
+    const reader = ds.readable.getReader();
+    let at = from;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (at + value.length > to) throw new Error('the embedded profile is damaged (a member inflates past its size)');
+      all.set(value, at);
+      at += value.length;
     }
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
+    if (at !== to) throw new Error('the embedded profile is damaged (a member inflates short of its size)');
   }));
-  if (inflated.length === 1) return inflated[0];
-  const all = new Uint8Array(inflated.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of inflated) { all.set(b, at); at += b.length; }
   return all;
 }
 
