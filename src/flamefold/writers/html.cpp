@@ -54,11 +54,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "flamefold/compress.h"
 #include "flamefold/heap.h"
+#include "flamefold/two_threads.h"
 #include "flamefold/web_assets.h"
 #include "html_sections.h"
 
@@ -202,9 +202,7 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
   if (n < (1 << 16)) {
     sort_half(0, n);
   } else {
-    std::thread t(sort_half, n / 2, n);
-    sort_half(0, n / 2);
-    t.join();
+    on_two_threads([&] { sort_half(0, n / 2); }, [&] { sort_half(n / 2, n); });
     std::inplace_merge(keys.begin(), keys.begin() + n / 2, keys.end());
   }
   // Runs of keys with the same 24 bytes: by the rest of the name, then by file, line, category.
@@ -559,25 +557,12 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     // the bytes are those of one pass.
     const size_t half = string_count >= kSplitStrings ? string_count / 2 : string_count;
     std::string second_lengths;
-    std::exception_ptr second_failed;
-    std::thread second;
-    if (half < string_count)
-      second = std::thread([&] {
-        try {
-          front_code(texts, strings, half, string_count, second_lengths, second_blob, nullptr);
-        } catch (...) {
-          second_failed = std::current_exception();
-        }
-      });
     size_t blob_bytes = 0;
-    try {
-      blob_bytes = front_code(texts, strings, 0, half, lengths, members->buffer(), &*members);
-    } catch (...) {
-      if (second.joinable()) second.join();
-      throw;
-    }
-    if (second.joinable()) second.join();
-    if (second_failed) std::rethrow_exception(second_failed);
+    auto first = [&] { blob_bytes = front_code(texts, strings, 0, half, lengths, members->buffer(), &*members); };
+    if (half < string_count)
+      on_two_threads(first, [&] { front_code(texts, strings, half, string_count, second_lengths, second_blob, nullptr); });
+    else
+      first();
     head += lengths;
     head += second_lengths;
     put_varint(head, blob_bytes + second_blob.size());

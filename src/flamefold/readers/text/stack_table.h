@@ -8,12 +8,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "flamefold/hash.h"
 #include "flamefold/profile.h"
+#include "flamefold/two_threads.h"
 
 namespace flamefold::stack_table {
 
@@ -408,9 +408,7 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
     sort_runs(0, n);
   } else {  // split where half the children are
     size_t half = static_cast<size_t>(std::upper_bound(start.begin(), start.end() - 1, start[n] / 2) - start.begin());
-    std::thread other(sort_runs, half, n);
-    sort_runs(0, half);
-    other.join();
+    on_two_threads([&] { sort_runs(0, half); }, [&] { sort_runs(half, n); });
   }
 
   // Depth-first numbers without a walk: a node's number is its parent's, plus one, plus the
