@@ -89,6 +89,7 @@ inline size_t payload_members(const std::string& html) {
 struct Decoded {
   std::string header;
   std::vector<std::string> strings;
+  std::vector<uint64_t> string_shared;  // front-coded: UTF-16 units shared with the string before
   std::vector<std::string> frame_name, frame_file;
   std::vector<uint64_t> frame_line, frame_cat;
   std::vector<uint64_t> depth, frame;  // per node, depth-first; frame of node 0 unused
@@ -167,6 +168,7 @@ inline Decoded decode(const std::string& payload, size_t columns) {
     at += n;
   }
   EXPECT_EQ(at, blob.size());
+  d.string_shared = shared;
   size_t frames = r.varint();
   for (size_t f = 0; f < frames; ++f) d.frame_name.push_back(d.strings.at(r.varint()));
   for (size_t f = 0; f < frames; ++f) d.frame_file.push_back(d.strings.at(r.varint()));

@@ -397,6 +397,41 @@ async function main({ open, problems, test }) {
     }
   });
 
+  await test('a front-coded page makes names from their blocks when first shown, the same as a whole decode', async () => {
+    page = await open(path.join(tmp, 'members.html'));
+    const r = await api(page, async () => {
+      const t = window.flamefold.timings, { table: strings, restart, StringTable } = window.flamefold.strings();
+      const atPaint = t.namesAtPaint, count = strings.count;
+      // Every string decoded in order, from the string before (no blocks), as the reference.
+      const { pairs, blob } = strings, whole = [];
+      for (let i = 0, at = 0, before = ''; i < count; i++) {
+        before = before.slice(0, pairs[2 * i]) + blob.substr(at, pairs[2 * i + 1]);
+        whole.push(before);
+        at += pairs[2 * i + 1];
+      }
+      // A fresh table asked in a scrambled order: each string made from its block alone.
+      const fresh = new StringTable(pairs, blob, restart);
+      let wrong = 0;
+      for (let k = 0; k < count; k++) { const i = (k * 7919) % count; if (fresh.get(i) !== whole[i]) wrong++; }
+      // A block start that shares a prefix is damage, not a name.
+      const bad = pairs.slice(); bad[2 * restart] = 1;
+      let damaged = '';
+      try { new StringTable(bad, blob, restart); } catch (e) { damaged = e.message; }
+      await new Promise((done) => { const wait = () => (t.namesMade === null ? setTimeout(wait, 20) : done()); wait(); });
+      const shown = window.flamefold.frameNames();
+      return { atPaint, count, restart, wrong, damaged, madeAfter: strings.madeCount, names: [...new Set(shown)].sort(), frames: shown.length };
+    });
+    assert(r.restart === 32, 'blocks of 32: ' + r.restart);
+    assert(r.atPaint > 0 && r.atPaint < r.count / 4, `names made by the first paint: ${r.atPaint} of ${r.count}`);
+    assert(r.wrong === 0, r.wrong + ' strings made from their block differ from the whole decode');
+    assert(r.damaged.includes('damaged'), 'a block start sharing a prefix is reported: ' + r.damaged);
+    assert(r.madeAfter === r.count, `every name made while idle: ${r.madeAfter} of ${r.count}`);
+    const folded = fs.readFileSync(path.join(tmp, 'members.folded'), 'utf8').trim().split('\n');
+    const want = [...new Set(folded.flatMap((l) => l.slice(0, l.lastIndexOf(' ')).split(';')))].sort();
+    assert(JSON.stringify(r.names) === JSON.stringify(want), `frame names: ${r.names.length} shown, ${want.length} in the file`);
+    assert(r.frames === r.names.length, 'one frame per name here');
+  });
+
   await test('a damaged gzip member is reported, never drawn', async () => {
     // Each member is inflated into its place, as long as its trailer says: one cut short by 6
     // bytes (8 base64 characters) must stop the page with a message, not draw what came out.

@@ -294,9 +294,9 @@ TEST(HtmlWriter, BigPayloadIsWrittenInGzipMembersThatDecodeWhole) {
   for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(d.frame_name[f - 1], d.frame_name[f]) << f;
 }
 
-// Front coding is split between two threads at the middle string: the second half starts from
-// the first half's last string, cleaned like every other here (each holds an invalid byte), and
-// every name decodes whole.
+// Front coding is split between two threads near the middle string, where a block starts; every
+// name (each holds an invalid byte, cleaned) decodes whole. Every 32nd string shares nothing, so
+// the page can make a name from its block alone; the others share what they can.
 TEST(HtmlWriter, FrontCodedStringsSplitBetweenThreadsDecodeWhole) {
   Profile p;
   int samples = p.add_column("samples", "samples");
@@ -309,10 +309,16 @@ TEST(HtmlWriter, FrontCodedStringsSplitBetweenThreadsDecodeWhole) {
     want.push_back("p" + shared + "\xEF\xBF\xBD" + digits);
   }
   std::string payload = payload_of(write_to_string(p, {}, "split.html"));
-  ASSERT_NE(payload.find("\"front_coded\":true"), std::string::npos);
+  ASSERT_NE(payload.find("\"front_coded\":true,\"front_restart\":32"), std::string::npos);
   Decoded d = decode(payload, p.columns.size());
   std::vector<std::string> names(d.frame_name.begin() + (d.frame_name.size() - want.size()), d.frame_name.end());
   EXPECT_EQ(names, want);
+  size_t sharing = 0;
+  for (size_t i = 0; i < d.string_shared.size(); ++i) {
+    if (i % 32 == 0) ASSERT_EQ(d.string_shared[i], 0u) << "string " << i << " starts a block";
+    else if (d.string_shared[i] >= shared.size() + 2) ++sharing;  // "p", the x's, U+FFFD
+  }
+  EXPECT_GE(sharing, want.size() * 31 / 32 - 32);
 }
 
 // Small payloads stay one gzip member, as before.

@@ -80,6 +80,58 @@ class Reader {
   bytes(n) { const v = this.b.subarray(this.p, this.p + n); this.p += n; return v; }
 }
 
+// The payload's strings, each made when first asked for: making a million names took 0.4 s of
+// the first paint, which shows a few thousand. Front-coded (src/flamefold/writers/html.cpp):
+// string i is the first pairs[2i] UTF-16 units of string i - 1, then pairs[2i + 1] units of the
+// blob; the first of every `restart` strings shares nothing, so a string is made from the start
+// of its block, and the whole block is kept.
+class StringTable {
+  constructor(pairs, blob, restart) {
+    const count = pairs.length / 2;
+    this.count = count; this.pairs = pairs; this.blob = blob; this.restart = restart;
+    this.made = new Array(count);
+    this.madeCount = 0;
+    this.blockAt = new Float64Array(Math.ceil(count / restart));  // where each block's units start in the blob
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      if (i % restart === 0) {
+        if (pairs[2 * i] !== 0) throw new Error('the embedded profile is damaged (string ' + i + ' starts a block but shares a prefix)');
+        this.blockAt[i / restart] = at;
+      }
+      at += pairs[2 * i + 1];
+    }
+    if (at > blob.length) throw new Error('the embedded profile is damaged (its strings run ' + (at - blob.length) + ' units past their text)');
+  }
+  get(i) {
+    const s = this.made[i];
+    return s !== undefined ? s : this.makeBlock(Math.floor(i / this.restart))[i];
+  }
+  makeBlock(b) {
+    const { pairs, blob, made } = this, to = Math.min(this.count, (b + 1) * this.restart);
+    let at = this.blockAt[b], before = '';
+    this.madeCount += to - b * this.restart;
+    for (let i = b * this.restart; i < to; i++) {
+      const shared = pairs[2 * i], len = pairs[2 * i + 1];
+      before = made[i] = (shared ? before.slice(0, shared) : '') + blob.substr(at, len);
+      at += len;
+    }
+    return made;
+  }
+  // Makes blocks [from, from + n); returns the next block, this.blocks once all are made.
+  makeBlocks(from, n) {
+    const to = Math.min(this.blockAt.length, from + n);
+    for (let b = from; b < to; b++) if (this.made[b * this.restart] === undefined) this.makeBlock(b);
+    return to;
+  }
+  get blocks() { return this.blockAt.length; }
+  // Strings ids[0], ids[1], ... as an array.
+  pick(ids) {
+    const out = new Array(ids.length);
+    for (let k = 0; k < ids.length; k++) out[k] = this.get(ids[k]);
+    return out;
+  }
+}
+
 function decode(bytes) {
   const r = new Reader(bytes);
   const magic = String.fromCharCode(...r.bytes(4));
@@ -87,28 +139,29 @@ function decode(bytes) {
   const utf8 = new TextDecoder('utf-8');
   const header = JSON.parse(utf8.decode(r.bytes(r.varint())));
   const stringCount = r.varint();
-  const strings = new Array(stringCount);
+  let strings;
   if (header.front_coded) {
-    // Each string: the first shared[i] units of the one before, then len[i] units of the blob.
     const pairs = r.u32(2 * stringCount, new Uint32Array(2 * stringCount));
-    const blob = utf8.decode(r.bytes(r.varint()));
-    for (let i = 0, at = 0, before = ''; i < stringCount; i++) {
-      const shared = pairs[2 * i], len = pairs[2 * i + 1];
-      before = strings[i] = (shared ? before.slice(0, shared) : '') + blob.substr(at, len);
-      at += len;
-    }
+    strings = new StringTable(pairs, utf8.decode(r.bytes(r.varint())), header.front_restart || stringCount);
   } else {
-    const lengths = r.u32(stringCount, new Uint32Array(stringCount));
-    const blob = utf8.decode(r.bytes(r.varint()));
-    for (let i = 0, at = 0; i < stringCount; i++) { strings[i] = blob.substr(at, lengths[i]); at += lengths[i]; }
+    // As front-coded strings that share nothing, each a block of its own.
+    const pairs = new Uint32Array(2 * stringCount);
+    for (let i = 0; i < stringCount; i++) pairs[2 * i + 1] = r.varint();
+    strings = new StringTable(pairs, utf8.decode(r.bytes(r.varint())), 1);
   }
   const F = r.varint();
   const fName = r.u32(F, new Uint32Array(F));
   const fFile = r.u32(F, new Uint32Array(F));
   const fLine = r.u32(F, new Uint32Array(F));
   const fCat = new Uint16Array(r.u32(F, new Uint32Array(F)));
-  const frames = { count: F, name: new Array(F), file: new Array(F), line: fLine, cat: fCat };
-  for (let f = 0; f < F; f++) { frames.name[f] = strings[fName[f]]; frames.file[f] = strings[fFile[f]]; }
+  for (let f = 0; f < F; f++) if (fName[f] >= stringCount || fFile[f] >= stringCount) throw new Error('the embedded profile is damaged (a frame names string ' + Math.max(fName[f], fFile[f]) + ' of ' + stringCount + ')');
+  // Names by frame, made when first asked for (frameName(f), fullName(f), frameFile(f) in
+  // 30-state.js); the whole arrays only for what reads them all (a search, sorting by name).
+  // `shown`: the names shown when the short-names or merge-modules switch changes them.
+  const frames = { count: F, nameId: fName, fileId: fFile, line: fLine, cat: fCat, strings, shown: null,
+    get full() { return this.allFull || (this.allFull = strings.pick(fName)); },
+    get name() { return this.shown || this.full; },
+    get file() { return this.allFiles || (this.allFiles = strings.pick(fFile)); } };
   const N = r.varint();
   const depth = new Uint32Array(N);
   const step = r.u32(N - 1, new Uint32Array(N));

@@ -12,18 +12,23 @@ const chart = $('chart');
 function catName(f) { return S.data.header.categories[S.data.frames.cat[f]] || ''; }
 function colorOf(f) {
   let c = S.colors[f];
-  if (c === undefined) c = S.colors[f] = frameColor(S.data.frames.name[f], catName(f));
+  if (c === undefined) c = S.colors[f] = frameColor(frameName(f), catName(f));
   return c;
 }
 function unitOf(c) {
   const h = S.data.header, col = h.columns[c];
   return c === S.data.header.default_column && h.countname ? h.countname : col.unit;
 }
-// A frame's name as the profile has it: frames.name holds the names shown, which the short-names
-// switch shortens (59-ml-names.js).
-function fullName(f) { return (S.data.frames.full || S.data.frames.name)[f]; }
+// A frame's name as shown (the short-names and merge-modules switches change it, 59-ml-names.js),
+// as the profile has it, and its file: made when first asked for (10-decode.js, StringTable).
+function frameName(f) {
+  const fr = S.data.frames;
+  return fr.shown ? fr.shown[f] : fr.strings.get(fr.nameId[f]);
+}
+function fullName(f) { return S.data.frames.strings.get(S.data.frames.nameId[f]); }
+function frameFile(f) { return S.data.frames.strings.get(S.data.frames.fileId[f]); }
 // Hooks for features that live in files of their own: start() runs before the first paint,
 // refresh() after the tables and legend have followed a change (weight, filters, names),
 // tip(tip, node, frame) after the tooltip of a frame is built.
 const HOOKS = { start: [], refresh: [], tip: [] };
-function nodeName(i) { return i === 0 ? 'all' : S.data.frames.name[S.view.frame[i]]; }
+function nodeName(i) { return i === 0 ? 'all' : frameName(S.view.frame[i]); }

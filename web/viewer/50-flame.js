@@ -45,7 +45,7 @@ function mainGraph() {
     contentH: S.contentH, maxRow: S.maxRow, icicle: S.icicle, scrollTop: S.scrollTop, dc: null,
     focus: S.focusTree === S.view ? S.focus : -1 };
 }
-function treeNodeName(tree, i) { return tree.frame[i] < 0 ? 'all' : S.data.frames.name[tree.frame[i]]; }
+function treeNodeName(tree, i) { return tree.frame[i] < 0 ? 'all' : frameName(tree.frame[i]); }
 // The style sheet's colours the canvas needs, read once per colour scheme: getComputedStyle
 // and matchMedia bring the page's style up to date after any change to it, which can cost
 // more than the drawing.
@@ -73,7 +73,6 @@ function draw() {
 function drawFlame(g) {
   const { ctx, tree, tot, zoom: z, width: W, height: H } = g;
   const { depth, frame, end, parent } = tree;
-  const names = S.data.frames.name;
   const theme = themeColours();
   ctx.setTransform(g.dpr, 0, 0, g.dpr, 0, 0);
   // Unchanged frames are white in a differential view: a light grey ground keeps them apart.
@@ -137,7 +136,7 @@ function drawFlame(g) {
       }
       flush(d);
       if (d >= rowLimit) { i = end[i]; continue; }
-      bar(x, w, d, fill(i), names[frame[i]], false);
+      bar(x, w, d, fill(i), frameName(frame[i]), false);
       if (status && status[i]) mark(x, w, d, status[i]);
       cursor[d + 1] = x;
       i++;

@@ -24,9 +24,9 @@ function showTip(hit, ev, g = null) {
     const i = hit.node, f = tree.frame[i];
     name.textContent = clip(treeNodeName(tree, i));
     tip.append(name);
-    if (f >= 0 && (frames.file[f] || frames.line[f])) {
+    if (f >= 0 && (frameFile(f) || frames.line[f])) {
       const loc = document.createElement('div'); loc.className = 'tloc';
-      loc.textContent = clip(frames.file[f] || '?') + (frames.line[f] ? ':' + frames.line[f] : '');
+      loc.textContent = clip(frameFile(f) || '?') + (frames.line[f] ? ':' + frames.line[f] : '');
       tip.append(loc);
     }
     if (f >= 0 && catName(f)) row(table, 'category', catName(f));

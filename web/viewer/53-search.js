@@ -14,10 +14,18 @@ function setSearch(text) {
     }
   }
   if (S.matcher) {
-    const { name, file, count } = S.data.frames;
+    const { name, fileId, strings, count } = S.data.frames;
     const m = new Uint8Array(count), re = S.matcher;
+    // Files are few and shared by many frames: each is tested once (1 a match, 2 not).
+    const fileHit = new Uint8Array(strings.count);
     let k = 0;
-    for (let f = 0; f < count; f++) if (re.test(name[f]) || (file[f] && re.test(file[f]))) { m[f] = 1; k++; }
+    for (let f = 0; f < count; f++) {
+      if (re.test(name[f])) { m[f] = 1; k++; continue; }
+      const s = fileId[f];
+      let hit = fileHit[s];
+      if (hit === 0) { const file = strings.get(s); hit = fileHit[s] = file && re.test(file) ? 1 : 2; }
+      if (hit === 1) { m[f] = 1; k++; }
+    }
     S.match = m; S.matchCount = k;
   }
   draw();

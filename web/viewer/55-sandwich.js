@@ -155,8 +155,7 @@ function directNeighbours(t, occ, c) {
     const h = frame[ch];
     if (!(ch < (open.get(h) || 0))) { callees.set(h, (callees.get(h) || 0) + tot[ch]); open.set(h, end[ch]); }
   }
-  const names = S.data.frames.name;
-  const list = (m) => [...m].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1] || (a[0] < 0 ? -1 : b[0] < 0 ? 1 : names[a[0]] < names[b[0]] ? -1 : 1));
+  const list = (m) => [...m].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1] || (a[0] < 0 ? -1 : b[0] < 0 ? 1 : frameName(a[0]) < frameName(b[0]) ? -1 : 1));
   return { self: selfW, total, callers: list(callers), callees: list(callees) };
 }
 
@@ -249,8 +248,8 @@ class SandwichPane {
       dc: S.diff ? sandwichDiff(this.tree) : null, focus: this.focusNode, all,
       allBefore: S.diff ? beforeTotals(S.view, S.col)[0] : undefined,
       noSelf: this.kind === 'callers',  // the weight of a caller path ending there, not the frame's own
-      tipRows: (table, i) => row(table, '% of ' + clipName(S.data.frames.name[S.sw.frame]), fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0])),
-      statusNote: (i) => ' · ' + fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0]) + ' of ' + clip(S.data.frames.name[S.sw.frame]) };
+      tipRows: (table, i) => row(table, '% of ' + clipName(frameName(S.sw.frame)), fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0])),
+      statusNote: (i) => ' · ' + fmtPct(layTotals(this.tree)[i], layTotals(this.tree)[0]) + ' of ' + clip(frameName(S.sw.frame)) };
   }
   setTree(tree, zoom) {
     if (tree !== this.tree) { this.focusNode = this.tree && tree ? sameNode(this.tree, this.focusNode, tree) : -1; this.trail = []; }
@@ -322,7 +321,7 @@ function frameMenu(ev, f, items) {
     document.addEventListener('scroll', () => { menu.hidden = true; }, true);
   }
   menu.replaceChildren();
-  const title = document.createElement('div'); title.className = 'mtitle'; title.textContent = clip(S.data.frames.name[f]);
+  const title = document.createElement('div'); title.className = 'mtitle'; title.textContent = clip(frameName(f));
   menu.append(title);
   for (const it of items) {
     if (!it) continue;
@@ -416,7 +415,7 @@ function resolveWanted() {
   S.sw.frame = found;
   S.selectedFrame = found;
 }
-const frameLoc = (f) => (S.data.frames.file[f] || '') + ':' + (S.data.frames.line[f] || 0);
+const frameLoc = (f) => (frameFile(f) || '') + ':' + (S.data.frames.line[f] || 0);
 
 // Builds (or reuses) the trees and tables of the selected function and draws the view.
 function renderSandwich() {
@@ -453,10 +452,10 @@ function renderSandwichTables(b) {
   const { source, frame: f } = b, c = S.col, kept = S.sw.tables;
   const nb = kept && kept.source === source && kept.frame === f && kept.col === c ? kept.nb : directNeighbours(source, b.occ, c);
   S.sw.tables = { source, frame: f, col: c, nb };
-  const { name, file, line } = S.data.frames, unit = unitOf(c), all = totals(source, c)[0];
-  SW.name.textContent = clip(name[f]);
-  SW.name.title = clip(name[f]);
-  SW.loc.textContent = file[f] ? clip(file[f]) + (line[f] ? ':' + line[f] : '') : '';
+  const line = S.data.frames.line, file = frameFile(f), unit = unitOf(c), all = totals(source, c)[0];
+  SW.name.textContent = clip(frameName(f));
+  SW.name.title = clip(frameName(f));
+  SW.loc.textContent = file ? clip(file) + (line[f] ? ':' + line[f] : '') : '';
   const w = columnLabel(S.data.header.columns[c]) + (S.diff ? ' (after)' : '');
   SW.figures.textContent = w + ': self ' + fmtValue(nb.self, unit) + ' (' + fmtPct(nb.self, all) + ') · total ' + fmtValue(nb.total, unit) +
     ' (' + fmtPct(nb.total, all) + ') · ' + nb.callers.length + (nb.callers.length === 1 ? ' caller' : ' callers') + ' · ' +
@@ -471,7 +470,7 @@ function renderSandwichTables(b) {
       const nm = document.createElement('span');
       if (g >= 0) {
         tr.dataset.frame = g;
-        nm.textContent = clip(name[g]); td.title = clip(name[g]);
+        nm.textContent = clip(frameName(g)); td.title = clip(frameName(g));
         if (g === f) { const r = document.createElement('small'); r.textContent = 'recursion'; nm.after(r); td.append(nm, r); } else td.append(nm);
       } else {
         tr.className = 'none'; nm.textContent = NO_CALLER; td.append(nm);
@@ -559,7 +558,7 @@ window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () 
 // Shared state: the function by name (and file:line when several frames share the name),
 // the zoom of each graph as a node of its tree; restored before the view (order 90).
 const swShown = () => S.viewId === 'sandwich' && S.sw.frame >= 0;
-shareState('fn', () => (swShown() ? S.data.frames.name[S.sw.frame] : null), (v) => {
+shareState('fn', () => (swShown() ? frameName(S.sw.frame) : null), (v) => {
   if (v === null) { S.sw.frame = -1; S.sw.want = null; S.selectedFrame = -1; return; }
   S.sw.want = { name: v, loc: null };
 }, 50);
@@ -616,7 +615,7 @@ Object.assign(api, {
   // Functions worth timing (bench/html_bench.js): the heaviest by total, the one with the
   // most nodes, and the leaf-only one with the most nodes; group frames left out.
   sandwichCandidates() {
-    const { N, frame, end } = S.view, F = S.data.frames.count, names = S.data.frames.name;
+    const { N, frame, end } = S.view, F = S.data.frames.count;
     const nodes = new Uint32Array(F), inner = new Uint8Array(F);
     for (let i = 1; i < N; i++) { nodes[frame[i]]++; if (end[i] > i + 1) inner[frame[i]] = 1; }
     const total = S.tableRows.totalBy || S.tableRows.aTotal;
@@ -627,7 +626,7 @@ Object.assign(api, {
       if (frequent < 0 || nodes[f] > nodes[frequent]) frequent = f;
       if (!inner[f] && (leaf < 0 || nodes[f] > nodes[leaf])) leaf = f;
     }
-    const one = (f) => (f < 0 ? null : { name: names[f], nodes: nodes[f], total: total[f] });
+    const one = (f) => (f < 0 ? null : { name: frameName(f), nodes: nodes[f], total: total[f] });
     return { heaviest: one(heaviest), mostFrequent: one(frequent), leaf: one(leaf) };
   },
   swPixel(kind, x, y) {

@@ -240,7 +240,7 @@ function drawTimeline() {
   const charW = TL.charW || (TL.charW = g.measureText('abcdefghijklmnopqrstuvwxyz_ABCDEFGH').width / 35);
   const scrollTop = TL.el.scroll.scrollTop, t0 = TL.t0, t1 = TL.t1, sc = W / (t1 - t0);
   const { first, ev, rs, re, order, rowY0, laneY, rows, rowBase } = lay;
-  const names = S.data.frames.name, tframe = S.data.tree.frame, node = T.node, match = S.match, focus = TL.focus;
+  const tframe = S.data.tree.frame, node = T.node, match = S.match, focus = TL.focus;
   const labels = [];
   let drawn = 0, last = '';
   const fillOf = (i) => {
@@ -270,7 +270,7 @@ function drawTimeline() {
         if (x1 - x0 >= 1) {
           const a = Math.max(x0, -2), b = Math.min(x1, W + 2);
           g.fillRect(a, y + 0.5, Math.max(b - a - 0.5, 0.5), TL_ROW - 1);
-          if (b - a >= LABEL_W) labels.push(a, y + TL_ROW / 2 + 0.5, b - a, names[tframe[node[i]]], 0);
+          if (b - a >= LABEL_W) labels.push(a, y + TL_ROW / 2 + 0.5, b - a, frameName(tframe[node[i]]), 0);
           k++;
           continue;
         }
@@ -476,7 +476,7 @@ function setHover(i, ev) {
   TL.linked = i < 0 ? [] : TL.T.launch[i] >= 0 ? [TL.T.launch[i]] : launchedBy(i);
   redrawTimeline();
   if (i < 0) { tip.hidden = true; $('status').textContent = ''; return; }
-  const T = TL.T, f = frameOfEvent(i), name = S.data.frames.name[f];
+  const T = TL.T, f = frameOfEvent(i), name = frameName(f);
   const lane = T.lanes[T.lane[i]];
   tip.replaceChildren();
   const title = document.createElement('div'); title.className = 'tname'; title.textContent = clip(name);
@@ -487,12 +487,12 @@ function setHover(i, ev) {
   row(table, lane.device ? 'stream' : 'thread', clip(lane.name));
   let status = clip(name) + ' · ' + fmtValue(T.end[i] - T.start[i], 'ns') + ' at ' + fmtValue(T.start[i], 'ns');
   if (T.launch[i] >= 0) {
-    const l = T.launch[i], ln = clip(S.data.frames.name[frameOfEvent(l)]);
+    const l = T.launch[i], ln = clip(frameName(frameOfEvent(l)));
     row(table, 'launched by', ln + ' at ' + fmtValue(T.start[l], 'ns'));
     status += ' · launched by ' + ln + ' at ' + fmtValue(T.start[l], 'ns');
   } else if (TL.linked.length) {
     row(table, 'launches', TL.linked.length + ' device op' + (TL.linked.length === 1 ? '' : 's'));
-    status += ' · launches ' + clip(S.data.frames.name[frameOfEvent(TL.linked[0])]) + (TL.linked.length > 1 ? ' and ' + (TL.linked.length - 1) + ' more' : '');
+    status += ' · launches ' + clip(frameName(frameOfEvent(TL.linked[0]))) + (TL.linked.length > 1 ? ' and ' + (TL.linked.length - 1) + ' more' : '');
   }
   row(table, 'click', 'its frame in the flame graph');
   tip.append(title, table);
@@ -637,7 +637,7 @@ function focusViewNode(v) {
   for (let i = 0; i < T.n; i++) if (mark[T.node[i]]) list.push(i);
   list.sort((a, b) => T.start[a] - T.start[b]);
   TL.focus = mark; TL.focusList = list; TL.focusAt = -1;
-  TL.focusName = S.data.frames.name[S.view.frame[v]];
+  TL.focusName = frameName(S.view.frame[v]);
   if (list.length && !list.some((i) => T.end[i] >= TL.t0 && T.start[i] <= TL.t1)) stepFocus(1);
   renderFocus();
   redrawTimeline();
@@ -798,7 +798,7 @@ api.timeline = {
   box(i) {
     const T = tlEnsure(), b = TL.el ? tlBox(i) : { x: 0, w: 0, y: 0, h: TL_ROW };
     return Object.assign(b, { i, start: T.start[i], end: T.end[i], lane: T.lane[i], launch: T.launch[i], node: T.node[i],
-      name: S.data.frames.name[frameOfEvent(i)], colour: colorOf(frameOfEvent(i)) });
+      name: frameName(frameOfEvent(i)), colour: colorOf(frameOfEvent(i)) });
   },
   setTimeWindow: (a, b) => { setTimeWindow(a, b); drawTimeline(); },
   zoom: (factor, at) => { zoomTime(factor, at); drawTimeline(); return api.timings.lastChartDraw; },

@@ -1,7 +1,7 @@
 // ---------------------------------------------------------------- readable ML stacks
 // Two switches (and --short-names / --merge-modules, which turn them on):
 // * short names: C++ names shortened for display (`void at::native::elementwise_kernel<128, 4, …>(…)`
-//   -> `at::native::elementwise_kernel<…>`). frames.name holds the names shown, frames.full the
+//   -> `at::native::elementwise_kernel<…>`). frameName(f) is the name shown, fullName(f) the
 //   profile's; the tooltip and the tables' titles keep the full name. Frames are not merged.
 // * merge modules: `nn.Module: Layer_0` … `_23` become one `nn.Module: Layer` frame and their
 //   subtrees merge (the view's tree is rebuilt: readableTree, called by applyFilter).
@@ -133,9 +133,10 @@ function shortName(raw) {
   const out = shortenPart(s.slice(start, end), 0);
   return out === null ? raw : out;
 }
+const MODULE_PREFIX = 'nn.Module: ';
 // "nn.Module: Layer_12" -> "nn.Module: Layer"; '' for anything else.
 function moduleClass(name) {
-  const prefix = 'nn.Module: ';
+  const prefix = MODULE_PREFIX;
   if (!name.startsWith(prefix)) return '';
   const u = name.lastIndexOf('_');
   if (u <= prefix.length || u + 1 === name.length) return '';
@@ -154,9 +155,8 @@ function isGroupFrame(f) {
 }
 // Whether frames [from, to) hold one whose short name differs: -1 if so, else `to`.
 function scanShortable(from, to) {
-  const full = S.data.frames.full;
   for (let f = from; f < to; f++) {
-    const n = full[f];
+    const n = fullName(f);
     if ((n.indexOf('<') >= 0 || n.indexOf('(') >= 0 || n.startsWith('Cijk_')) && !isGroupFrame(f) && shortName(n) !== n) return -1;
   }
   return to;
@@ -185,17 +185,27 @@ function settleShortable() {
   ML.shortable = scanShortable(ML.shortableAt, S.data.frames.count) < 0;
   renderNameSwitches();
 }
+// The frames whose names start with `prefix` (ASCII): frames come sorted by name
+// (src/flamefold/writers/html.cpp), so they are one run, found without making every name.
+function framesNamed(prefix) {
+  const F = S.data.frames.count;
+  let lo = 0, hi = F;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (fullName(mid) < prefix) lo = mid + 1; else hi = mid; }
+  let to = lo;
+  while (to < F && fullName(to).startsWith(prefix)) to++;
+  return [lo, to];
+}
 function mlSetup() {
   const fr = S.data.frames, F = fr.count;
-  fr.full = fr.name;  // never changed: applyNames makes a new array for other names
   ML.groupCat = null;
   // Module instances: every frame of one class (and category) points at the first of them.
   ML.rep = null;
   ML.instances = new Map();  // first instance -> how many instances its class has
   const byClass = new Map();
-  for (let f = 0; f < F; f++) {
+  const [from, to] = framesNamed(MODULE_PREFIX);
+  for (let f = from; f < to; f++) {
     if (isGroupFrame(f)) continue;
-    const cls = moduleClass(fr.full[f]);
+    const cls = moduleClass(fullName(f));
     if (!cls) continue;
     const key = cls + '\u0000' + fr.cat[f];
     if (!ML.rep) { ML.rep = new Int32Array(F); for (let g = 0; g < F; g++) ML.rep[g] = g; }
@@ -214,18 +224,20 @@ function mlSetup() {
   renderNameSwitches();
   ML.ready = true;
 }
-// frames.name: what is shown. A merged module's first instance shows the class.
+// frames.shown: the names shown when a switch changes them (null: as in the profile). A merged
+// module's first instance shows the class.
 function applyNames() {
   const fr = S.data.frames, F = fr.count;
   S.colors = new Array(F);
-  if (!S.shortNames && !S.mergeModules) { fr.name = fr.full; return; }  // as in the profile
+  fr.shown = null;
+  if (!S.shortNames && !S.mergeModules) return;  // as in the profile
   const names = new Array(F);
   for (let f = 0; f < F; f++) {
     const n = fr.full[f];
     if (S.mergeModules && ML.rep && ML.rep[f] === f && moduleClass(n)) names[f] = moduleClass(n);
     else names[f] = S.shortNames && !isGroupFrame(f) ? shortName(n) : n;
   }
-  fr.name = names;
+  fr.shown = names;
 }
 // The tree with module instances merged (when the switch is on): frames mapped to their
 // class's first instance, and siblings that meet merged with their subtrees (deriveTree's
@@ -280,8 +292,8 @@ function setMergeModules(on) {
 }
 // The tooltip keeps the full name: under the short one, or the instances a merged module holds.
 function appendFullNameToTip(tip, node, f) {
-  if (f < 0 || !S.data.frames.full) return;
-  const full = S.data.frames.full[f], shown = S.data.frames.name[f];
+  if (f < 0 || !ML.ready) return;
+  const full = fullName(f), shown = frameName(f);
   let text = '';
   if (S.mergeModules && ML.rep && moduleClass(full) && shown === moduleClass(full)) {
     const n = ML.instances.get(f) || 1;
@@ -326,13 +338,14 @@ function kernelsShown() {
 // the current view (filters and module merging apply), min and max over the whole profile.
 function computeKernels() {
   const dev = deviceColumn(), cols = S.data.header.columns, countCol = cols.findIndex((c) => c.name === 'kernels');
-  const { N, frame, self } = S.view, names = S.data.frames.name, stats = deviceOpStats();
+  const { N, frame, self } = S.view, stats = deviceOpStats();
   const byName = new Map();
   for (let i = 1; i < N; i++) {
     const w = self[dev][i], f = frame[i];
     if (!(w > 0) || GROUP_CATS.has(catName(f))) continue;
-    let row = byName.get(names[f]);
-    if (!row) byName.set(names[f], row = { name: names[f], frames: new Set(), count: 0, total: 0, min: Infinity, max: -Infinity });
+    const name = frameName(f);
+    let row = byName.get(name);
+    if (!row) byName.set(name, row = { name, frames: new Set(), count: 0, total: 0, min: Infinity, max: -Infinity });
     row.total += w;
     if (countCol >= 0) row.count += self[countCol][i];
     row.frames.add(f);

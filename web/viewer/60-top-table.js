@@ -50,13 +50,14 @@ function topRowsBy(rows, k, first, second) {
 function renderTable() {
   if (!S.tableRows) return;  // not summed yet (start() does it after the first paint)
   const { selfBy, totalBy, callsBy } = S.tableRows;
-  const { name, file, line } = S.data.frames;
+  const line = S.data.frames.line;
   const key = S.sortKey, dir = S.sortDir;
   const val = key === 'self' ? selfBy : key === 'total' ? totalBy : key === 'calls' ? (callsBy || selfBy) : null;
   // By name, the rows are sorted once per order; by a weight, only the rows shown are picked,
   // in one pass (a million rows sorted whole took the first search 0.3 s).
   const rows = S.tableRows.rows, match = S.match;
   if (!val && S.tableRows.sortedBy !== key + dir) {
+    const name = S.data.frames.name;  // every name made (10-decode.js)
     rows.sort((a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
     S.tableRows.sortedBy = key + dir;
   }
@@ -71,8 +72,9 @@ function renderTable() {
     tr.dataset.frame = f;
     if (f === S.selectedFrame) tr.setAttribute('aria-selected', 'true');
     const td = tr.insertCell(); td.className = 'name';
-    const nm = document.createElement('span'); nm.textContent = clip(name[f]); td.append(nm);
-    if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
+    const nm = document.createElement('span'); nm.textContent = clip(frameName(f)); td.append(nm);
+    const file = frameFile(f);
+    if (file) { const sm = document.createElement('small'); sm.textContent = clip(file) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
     td.title = clip(fullName(f));
     const cell = (text, cls) => { const c = tr.insertCell(); c.className = cls; c.textContent = text; };
     const num = (v) => v === 0 ? '0' : fmtValue(v, unit, true);

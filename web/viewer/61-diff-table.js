@@ -22,7 +22,7 @@ function computeDiffTable() {
 const DIFF_ROWS = 100;  // per list
 function renderDiffTable() {
   const { rows, aSelf, bSelf, aTotal, bTotal, before } = S.tableRows;
-  const { name, file, line } = S.data.frames;
+  const line = S.data.frames.line;
   const key = S.diffKey, unit = unitOf(S.col);
   const A = key === 'self' ? aSelf : aTotal, B = key === 'self' ? bSelf : bTotal;
   const grew = rows.filter((f) => A[f] > B[f]).sort((x, y) => (A[y] - B[y]) - (A[x] - B[x]) || x - y);
@@ -39,8 +39,9 @@ function renderDiffTable() {
       const tr = document.createElement('tr');
       tr.dataset.frame = f; tr.dataset.list = which;
       const td = tr.insertCell(); td.className = 'name';
-      const nm = document.createElement('span'); nm.className = 'nm'; nm.textContent = clip(name[f]); td.append(nm);
-      if (file[f]) { const sm = document.createElement('small'); sm.textContent = clip(file[f]) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
+      const nm = document.createElement('span'); nm.className = 'nm'; nm.textContent = clip(frameName(f)); td.append(nm);
+      const file = frameFile(f);
+      if (file) { const sm = document.createElement('small'); sm.textContent = clip(file) + (line[f] ? ':' + line[f] : ''); td.append(sm); }
       const tag = aTotal[f] === 0 ? 'gone' : bTotal[f] === 0 ? 'new' : '';
       if (tag) { const t = document.createElement('span'); t.className = 'tag ' + tag; t.textContent = tag; td.append(t); }
       td.title = clip(fullName(f));

@@ -28,7 +28,7 @@ function renderGroups() {
     for (let a = S.base.parent[i]; a > 0; a = S.base.parent[a]) if (S.excluded[a]) off = true;
     cb.disabled = off;
     cb.addEventListener('change', () => { S.excluded[i] = cb.checked ? 0 : 1; applyFilter(); });
-    const name = document.createElement('span'); name.className = 'g'; name.textContent = clip(S.data.frames.name[S.base.frame[i]]);
+    const name = document.createElement('span'); name.className = 'g'; name.textContent = clip(frameName(S.base.frame[i]));
     const share = document.createElement('small'); share.textContent = fmtPct(tot[i], all);
     label.classList.toggle('off', !cb.checked || off);
     label.append(cb, name, share);

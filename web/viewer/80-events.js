@@ -1,6 +1,6 @@
 // ---------------------------------------------------------------- events
 function searchFrame(f) {
-  const re = '^' + S.data.frames.name[f].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$';
+  const re = '^' + frameName(f).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$';
   $('search').value = re;
   setSearch(re);
 }

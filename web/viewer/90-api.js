@@ -21,6 +21,10 @@ Object.assign(api, {
     return box;
   },
   hitTest: (x, y) => hitTest(x, y),
+  // The payload's strings as made so far, the class that makes them (10-decode.js), and the
+  // name shown of every frame.
+  strings: () => ({ table: S.data.frames.strings, restart: S.data.header.front_restart, StringTable }),
+  frameNames: () => Array.from({ length: S.data.frames.count }, (_, f) => frameName(f)),
   // The child of node i with the most weight in the current view (-1 for a leaf).
   widestChild(i) {
     const tot = layTotals(), end = S.view.end;

@@ -6,6 +6,20 @@ function defaultColumn() {
   const k = h.default_column >= 0 && h.default_column < h.columns.length ? h.default_column : 0;
   return S.diff && S.diff.before.indexOf(k) >= 0 ? S.diff.before.indexOf(k) : k;
 }
+// The names not shown yet are made in slices after the first paint (10-decode.js, StringTable),
+// so that the first search finds them made.
+const NAMES_PER_SLICE = 65536;  // ~25 ms
+function makeNamesWhileIdle() {
+  const strings = S.data.frames.strings;
+  api.timings.namesMade = null;  // pending
+  const slice = (b) => {
+    const next = strings.makeBlocks(b, Math.ceil(NAMES_PER_SLICE / strings.restart));
+    if (next < strings.blocks) { setTimeout(() => slice(next), 0); return; }
+    void S.data.frames.full;  // the array by frame that a search reads
+    api.timings.namesMade = performance.now() - api.timings.firstPaint;
+  };
+  slice(0);
+}
 async function start() {
   const t0 = performance.now();
   try {
@@ -41,6 +55,7 @@ async function start() {
     if (location.hash) applyFragment(location.hash, false);
     window.addEventListener('hashchange', () => applyFragment(location.hash, true));
     api.timings.firstPaint = performance.now();
+    api.timings.namesAtPaint = data.frames.strings.madeCount;
     api.timings.startToPaint = performance.now() - t0;
     if (S.tableAfterPaint) {
       await new Promise((done) => setTimeout(done, 0));  // let the graph show
@@ -49,6 +64,7 @@ async function start() {
       if (!S.tableRows && !(view && view.redraw)) { computeTable(); renderTable(); renderLegend(); }
       api.timings.tableAfterPaint = performance.now() - api.timings.firstPaint;
     }
+    makeNamesWhileIdle();
     api.ready = true;
     document.documentElement.dataset.ready = 'true';
   } catch (e) {

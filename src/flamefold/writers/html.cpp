@@ -12,8 +12,11 @@
 //   varint string_count, string_count x varint utf16_length, varint blob_bytes, blob (UTF-8);
 //     front-coded (header "front_coded": the big payloads written in members): string_count x
 //     (varint shared, varint utf16_length), each string being the first `shared` UTF-16 units of
-//     the string before it followed by utf16_length units of the blob
-//   varint frame_count, then per frame: name[], file[], line[], category[] (each a varint array)
+//     the string before it followed by utf16_length units of the blob; every string whose index
+//     is a multiple of header "front_restart" shares nothing, so the page can make any string
+//     from the start of its block alone (it makes names when they are first shown)
+//   varint frame_count, then per frame: name[], file[], line[], category[] (each a varint array);
+//     frames come sorted by name (bytes), so the names' string ids never decrease
 //   varint node_count (node 0 = root), then for nodes 1..n-1 in depth-first order:
 //     depth step[] (previous depth + 1 - depth), frame[]
 //   per column: kind byte (0 = varint integers, 1 = float64), then node_count values.
@@ -66,6 +69,10 @@ namespace flamefold {
 
 namespace {
 
+// Front-coded strings restart (share nothing with the one before) every this many strings: the
+// page makes a name from its block of 32, not from every string before it. The 1M-frame page
+// grows 3.4 % (16: 6.4 %, at the same first paint).
+constexpr size_t kFrontRestart = 32;
 
 void append_html_text(std::string& out, std::string_view raw) {
   std::string s;
@@ -94,7 +101,8 @@ std::string header_json(const Profile& p, const WriteOptions& o, int default_col
   j += ",\"inverted\":";
   j += o.inverted ? "true" : "false";
   if (o.negate) j += ",\"negate\":true";  // differential hues swapped
-  if (front_coded) j += ",\"front_coded\":true";  // the strings' layout (see the top of this file)
+  if (front_coded)  // the strings' layout (see the top of this file)
+    j += ",\"front_coded\":true,\"front_restart\":" + std::to_string(kFrontRestart);
   // --short-names / --merge-modules: the page turns its own switches on (it keeps full names).
   if (o.names.short_names) j += ",\"short_names\":true";
   if (o.names.merge_modules) j += ",\"merge_modules\":true";
@@ -428,6 +436,7 @@ size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, s
   std::string_view before = from > 0 ? valid(from - 1) : std::string_view();
   size_t bytes = 0;
   for (size_t k = from; k < to; ++k) {
+    if (k % kFrontRestart == 0) before = {};  // a block starts: this string is whole
     if (k + 2 * kAhead < to) texts.prefetch_view(strings[k + 2 * kAhead]);
     if (k + kAhead < to) __builtin_prefetch(texts[strings[k + kAhead]].data());
     const std::string_view s = valid(k);
@@ -553,9 +562,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     const size_t head_member = members->reserve();
     // Two halves on two threads (a string's cost is mostly two cache misses, where it is kept
     // and its text): the first straight into members, the second into a blob of its own that
-    // follows it, kept until finish(). The second half starts from the first's last string, so
+    // follows it, kept until finish(). The second half starts at a block (kFrontRestart), so
     // the bytes are those of one pass.
-    const size_t half = string_count >= kSplitStrings ? string_count / 2 : string_count;
+    const size_t half = string_count >= kSplitStrings ? string_count / 2 / kFrontRestart * kFrontRestart : string_count;
     std::string second_lengths;
     size_t blob_bytes = 0;
     auto first = [&] { blob_bytes = front_code(texts, strings, 0, half, lengths, members->buffer(), &*members); };
