@@ -91,6 +91,7 @@ struct Decoded {
   std::vector<std::string> strings;
   std::vector<uint64_t> string_shared;  // front-coded: UTF-16 units shared with the string before
   std::vector<std::string> frame_name, frame_file;
+  std::vector<uint64_t> frame_name_written;  // the name column as written: differences of string ids
   std::vector<uint64_t> frame_line, frame_cat;
   std::vector<uint64_t> depth, frame;  // per node, depth-first; frame of node 0 unused
   std::vector<std::vector<double>> self;
@@ -170,7 +171,11 @@ inline Decoded decode(const std::string& payload, size_t columns) {
   EXPECT_EQ(at, blob.size());
   d.string_shared = shared;
   size_t frames = r.varint();
-  for (size_t f = 0; f < frames; ++f) d.frame_name.push_back(d.strings.at(r.varint()));
+  // Name ids as differences from the frame before (frames come sorted by name).
+  for (size_t f = 0, id = 0; f < frames; ++f) {
+    d.frame_name_written.push_back(r.varint());
+    d.frame_name.push_back(d.strings.at(id += d.frame_name_written.back()));
+  }
   for (size_t f = 0; f < frames; ++f) d.frame_file.push_back(d.strings.at(r.varint()));
   for (size_t f = 0; f < frames; ++f) d.frame_line.push_back(r.varint());
   for (size_t f = 0; f < frames; ++f) d.frame_cat.push_back(r.varint());

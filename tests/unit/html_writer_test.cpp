@@ -253,6 +253,15 @@ TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
   ASSERT_EQ(d.frame_name.size(), s.frame_count());
   auto key = [&](size_t f) { return std::tie(d.frame_name[f], d.frame_file[f], d.frame_line[f], categories.at(d.frame_cat[f])); };
   for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(key(f - 1), key(f)) << f;
+  // In name order, each frame's name is the one before or the next string: the column holds
+  // those differences (0 for a name shared with the frame before, else 1).
+  size_t next = 0;
+  for (size_t f = 1; f < d.frame_name_written.size(); ++f) {
+    ASSERT_LE(d.frame_name_written[f], 1u) << f;
+    ASSERT_EQ(d.frame_name_written[f] == 0, d.frame_name[f] == d.frame_name[f - 1]) << f;
+    next += d.frame_name_written[f];
+  }
+  EXPECT_GT(next, 1000u);
 }
 
 // A payload past 16 MB is written as it is compressed, in gzip members of 4 MB, while the rest is

@@ -151,6 +151,7 @@ function decode(bytes) {
   }
   const F = r.varint();
   const fName = r.u32(F, new Uint32Array(F));
+  for (let f = 1; f < F; f++) fName[f] += fName[f - 1];  // written as differences (frames come sorted by name)
   const fFile = r.u32(F, new Uint32Array(F));
   const fLine = r.u32(F, new Uint32Array(F));
   const fCat = new Uint16Array(r.u32(F, new Uint32Array(F)));

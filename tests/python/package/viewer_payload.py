@@ -3,6 +3,7 @@
 their self weights per column. Tests compare it with what the input holds."""
 import base64
 import gzip
+import itertools
 import json
 import re
 import struct
@@ -54,7 +55,7 @@ def decode(page: str):
         strings.append(before.decode("utf-16-le"))
         at += 2 * n
     nframes = r.varint()
-    fname = r.varints(nframes)
+    fname = list(itertools.accumulate(r.varints(nframes)))  # differences from the frame before
     r.varints(nframes)  # files
     r.varints(nframes)  # lines
     fcat = r.varints(nframes)
