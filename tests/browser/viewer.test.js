@@ -165,6 +165,7 @@ async function main({ open, problems, test }) {
       for (const n of new Set(stack)) total.set(n, (total.get(n) || 0) + w);
     }
     const expected = (key, dir, keep) => [...total.keys()].filter(keep).sort((a, b) => {
+      if (key === 'name') return dir * (a < b ? -1 : a > b ? 1 : 0);
       const by = key === 'total' ? total : self;
       return dir * ((by.get(a) || 0) - (by.get(b) || 0)) || total.get(b) - total.get(a) || (a < b ? -1 : a > b ? 1 : 0);
     }).slice(0, 300);
@@ -174,8 +175,9 @@ async function main({ open, problems, test }) {
     flamefold('flamegraph', folded, '-o', file);
     const p = await open(file);
     const search = async (text) => { await p.fill('#search', text); await p.press('#search', 'Enter'); };
-    // Self descending (the default), total descending, self descending, self ascending.
-    for (const key of [null, 'total', 'self', 'self']) {
+    // Self descending (the default), total descending, self descending, self ascending, then by
+    // name both ways (the frames' own order: no name compared).
+    for (const key of [null, 'total', 'self', 'self', 'name', 'name']) {
       if (key) await p.click(`th[data-key="${key}"]`);
       const sort = await p.$eval(`th[data-key="${key || 'self'}"]`, (t) => t.getAttribute('aria-sort'));
       assert(sort === 'descending' || sort === 'ascending', 'sorted by ' + key + ': ' + sort);

@@ -157,12 +157,11 @@ function decode(bytes) {
   const fCat = new Uint16Array(r.u32(F, new Uint32Array(F)));
   for (let f = 0; f < F; f++) if (fName[f] >= stringCount || fFile[f] >= stringCount) throw new Error('the embedded profile is damaged (a frame names string ' + Math.max(fName[f], fFile[f]) + ' of ' + stringCount + ')');
   // Names by frame, made when first asked for (frameName(f), fullName(f), frameFile(f) in
-  // 30-state.js); the whole arrays only for what reads them all (a search, sorting by name).
-  // `shown`: the names shown when the short-names or merge-modules switch changes them.
+  // 30-state.js); the whole array only for what reads every name (a search, the fragment's
+  // function). `shown`: the names shown when the short-names or merge-modules switch changes them.
   const frames = { count: F, nameId: fName, fileId: fFile, line: fLine, cat: fCat, strings, shown: null,
     get full() { return this.allFull || (this.allFull = strings.pick(fName)); },
-    get name() { return this.shown || this.full; },
-    get file() { return this.allFiles || (this.allFiles = strings.pick(fFile)); } };
+    get name() { return this.shown || this.full; } };
   const N = r.varint();
   const depth = new Uint32Array(N);
   const step = r.u32(N - 1, new Uint32Array(N));

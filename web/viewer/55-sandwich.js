@@ -405,7 +405,7 @@ function resolveWanted() {
   const want = S.sw.want;
   if (!want) return;
   S.sw.want = null;
-  const { name, file, line, count } = S.data.frames;
+  const { name, count } = S.data.frames;
   let found = -1;
   for (let f = 0; f < count; f++) {
     if (name[f] !== want.name) continue;

@@ -57,8 +57,16 @@ function renderTable() {
   // in one pass (a million rows sorted whole took the first search 0.3 s).
   const rows = S.tableRows.rows, match = S.match;
   if (!val && S.tableRows.sortedBy !== key + dir) {
-    const name = S.data.frames.name;  // every name made (10-decode.js)
-    rows.sort((a, b) => dir * (name[a] < name[b] ? -1 : name[a] > name[b] ? 1 : a - b));
+    const shown = S.data.frames.shown;
+    if (shown) {  // names a switch changed: compared
+      rows.sort((a, b) => dir * (shown[a] < shown[b] ? -1 : shown[a] > shown[b] ? 1 : a - b));
+    } else {
+      // As in the profile, frames are numbered in name order (by bytes, src/flamefold/writers/
+      // html.cpp): the order by name is the ids', and no name needs to be made or compared.
+      const ids = Uint32Array.from(rows).sort();
+      if (dir < 0) ids.reverse();
+      for (let k = 0; k < ids.length; k++) rows[k] = ids[k];
+    }
     S.tableRows.sortedBy = key + dir;
   }
   const listed = match ? rows.filter((f) => match[f] === 1) : rows;  // a search narrows the list

@@ -462,18 +462,19 @@ void depth_first_by_rank(const Profile& p, const std::vector<uint32_t>& rank, si
   }
 }
 
-// Front-codes strings [from, to) of `strings` (in that order, the string before `from` being the
-// one they share a prefix with): per string, the UTF-16 units it shares with the one before and
-// the units of the rest into `lengths`, the rest's UTF-8 into `blob`. Text that is not valid
-// UTF-8 is cleaned first. With `members` (whose buffer() is `blob`), full members are cut as it
-// goes. Returns the bytes added to `blob`.
+// Strings in use come in frame order, not in the order they are kept: for string k, where the
+// one 2 x kStringsAhead later is kept and the text of the one kStringsAhead later are requested
+// (two cache misses each). Written in each loop: GCC takes a function (or lambda) whose only
+// effect is a prefetch for one without effects and drops its calls.
+constexpr size_t kStringsAhead = 16;
+
+// Front-codes strings [from, to) of `strings` (in that order; `from` starts a block of
+// kFrontRestart): per string, the UTF-16 units it shares with the one before and the units of
+// the rest into `lengths`, the rest's UTF-8 into `blob`. Text that is not valid UTF-8 is cleaned
+// first. With `members` (whose buffer() is `blob`), full members are cut as it goes. Returns the
+// bytes added to `blob`.
 size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, size_t from, size_t to,
                   std::string& lengths, std::string& blob, GzipMembers* members) {
-  // Strings in use come in frame order, not in the order they are kept: for string k, where the
-  // one 2 x kAhead later is kept and the text of the one kAhead later are requested (two cache
-  // misses each). Written in the loop: GCC takes a function (or lambda) whose only effect is a
-  // prefetch for one without effects and drops its calls.
-  constexpr size_t kAhead = 16;
   std::string cleaned[2];  // the string before and this one, when not valid UTF-8 as kept
   auto valid = [&](size_t k) {
     std::string_view s = texts[strings[k]];
@@ -483,12 +484,12 @@ size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, s
     append_valid_utf8(c, s);
     return std::string_view(c);
   };
-  std::string_view before = from > 0 ? valid(from - 1) : std::string_view();
+  std::string_view before;
   size_t bytes = 0;
   for (size_t k = from; k < to; ++k) {
     if (k % kFrontRestart == 0) before = {};  // a block starts: this string is whole
-    if (k + 2 * kAhead < to) texts.prefetch_view(strings[k + 2 * kAhead]);
-    if (k + kAhead < to) __builtin_prefetch(texts[strings[k + kAhead]].data());
+    if (k + 2 * kStringsAhead < to) texts.prefetch_view(strings[k + 2 * kStringsAhead]);
+    if (k + kStringsAhead < to) __builtin_prefetch(texts[strings[k + kStringsAhead]].data());
     const std::string_view s = valid(k);
     size_t shared = 0;
     const size_t most = std::min(before.size(), s.size());
@@ -635,10 +636,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     std::string blob;
     blob.reserve(string_bytes);
     advise_huge_pages(blob.data(), blob.capacity());
-    constexpr size_t kAhead = 16;  // as in front_code()
     for (size_t k = 0; k < strings.size(); ++k) {
-      if (k + 2 * kAhead < string_count) texts.prefetch_view(strings[k + 2 * kAhead]);
-      if (k + kAhead < string_count) __builtin_prefetch(texts[strings[k + kAhead]].data());
+      if (k + 2 * kStringsAhead < string_count) texts.prefetch_view(strings[k + 2 * kStringsAhead]);
+      if (k + kStringsAhead < string_count) __builtin_prefetch(texts[strings[k + kStringsAhead]].data());
       put_varint(lengths, append_valid_utf8(blob, texts[strings[k]]));
     }
     head += lengths;
