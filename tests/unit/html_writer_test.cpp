@@ -264,6 +264,23 @@ TEST(HtmlWriter, ManyFramesAreNumberedInNameOrder) {
   EXPECT_GT(next, 1000u);
 }
 
+// Frames whose names share their first 24 bytes (the sort's keys) are ordered by the rest, also
+// where the sorted keys are split between two threads: every name here has the same key, so the
+// split falls inside their run, which one thread must then order whole.
+TEST(HtmlWriter, NamesAlikeInTheirKeysAreOrderedAcrossTheSortsHalves) {
+  Profile p;
+  int c = p.add_column("samples", "samples");
+  std::mt19937 rng(11);
+  for (int i = 0; i < 80000; ++i) {
+    std::string name = "torch.nn.modules.linear.Linear.forward_" + std::to_string(rng() % 1000000);
+    p.add(p.child(0, p.symbols.frame(name)), c, 1);
+  }
+  Decoded d = decode(payload_of(write_to_string(p, {}, "alike.html")), 1);
+  ASSERT_EQ(d.frame_name.size(), p.symbols.frame_count());
+  ASSERT_GT(d.frame_name.size(), 70000u);
+  for (size_t f = 1; f < d.frame_name.size(); ++f) ASSERT_LT(d.frame_name[f - 1], d.frame_name[f]) << f;
+}
+
 // A payload past 16 MB is written as it is compressed, in gzip members of 4 MB, while the rest is
 // built, its strings front-coded: the members decode to the whole payload, strings (invalid and
 // multi-byte UTF-8 among them), frames, tree and both kinds of weight column intact.

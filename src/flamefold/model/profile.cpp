@@ -1,4 +1,5 @@
 #include "flamefold/profile.h"
+#include "flamefold/prefetch.h"
 
 #include <atomic>
 #include <exception>
@@ -81,7 +82,7 @@ FrameId Symbols::frame(StrId name, StrId file, uint32_t line, CategoryId cat) {
 }
 
 void Symbols::prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId cat) const {
-  __builtin_prefetch(&frame_slots_[frame_key(name, file, line, cat) & frame_mask_]);
+  flamefold::prefetch(&frame_slots_[frame_key(name, file, line, cat) & frame_mask_]);
 }
 
 void Symbols::in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,

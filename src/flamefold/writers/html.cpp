@@ -56,6 +56,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,7 @@
 #include "flamefold/heap.h"
 #include "flamefold/two_threads.h"
 #include "flamefold/web_assets.h"
+#include "flamefold/prefetch.h"
 #include "html_sections.h"
 
 namespace flamefold {
@@ -211,8 +213,9 @@ void radix_sort_keys(NameKey* a, NameKey* tmp, size_t n, size_t byte = 0) {
 // `order` as their ids). Names decide nearly always, and a million of them compared with memcmp,
 // one cache miss after another, took a second: each name's first 24 bytes are copied once into
 // a key, as three big-endian integers, in a pass over the frames in id order (the order they are
-// kept in), and the keys are sorted by radix (two threads each take half, then one merge); only names
-// equal in those 24 bytes are compared further, and frames whose names are equal by the rest.
+// kept in), and the keys are sorted by radix (two threads each take half, then merge half of the
+// result each); only names equal in those 24 bytes are compared further, and frames whose names
+// are equal by the rest.
 void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Frame>& sorted) {
   auto full = [&](FrameId a, FrameId b) {
     const Frame &fa = sym[a], &fb = sym[b];
@@ -255,40 +258,58 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
     fill(from, to);
     radix_sort_keys(keys.get() + from, spare.get() + from, to - from);
   };
-  if (n < (1 << 16)) {
-    sort_half(0, n);
-  } else {
-    on_two_threads([&] { sort_half(0, n / 2); }, [&] { sort_half(n / 2, n); });
-    std::merge(keys.get(), keys.get() + n / 2, keys.get() + n / 2, keys.get() + n, spare.get());
-    std::swap(keys, spare);
-  }
   // Runs of keys with the same 24 bytes: by the rest of the name, then by file, line, category.
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && keys[j].same_prefix(keys[i])) ++j;
-    if (j - i > 1) {
-      if (keys[i].left > kPrefix) {
-        std::sort(keys.get() + i, keys.get() + j, [&](const Key& a, const Key& b) {
-          const std::string_view na = sym.strings[sym[order[a.index]].name].substr(kPrefix);
-          const std::string_view nb = sym.strings[sym[order[b.index]].name].substr(kPrefix);
-          if (int c = na.compare(nb)) return c < 0;
-          return full(order[a.index], order[b.index]);
-        });
-      } else {  // the same name
-        std::sort(keys.get() + i, keys.get() + j,
-                  [&](const Key& a, const Key& b) { return full(order[a.index], order[b.index]); });
-      }
-    }
-    i = j;
-  }
-  // Frames in sorted order: a random read each, fetched ahead.
+  // Then the frames in sorted order: a random read each, fetched ahead.
   std::vector<FrameId> ids(n);
   sorted.resize(n);
-  for (size_t r = 0; r < n; ++r) {
-    if (r + 32 < n) __builtin_prefetch(&order[keys[r + 32].index]);
-    if (r + 16 < n) __builtin_prefetch(&sym[order[keys[r + 16].index]]);
-    ids[r] = order[keys[r].index];
-    sorted[r] = sym[ids[r]];
+  auto finish = [&](Key* k, size_t from, size_t to) {
+    for (size_t i = from; i < to;) {
+      size_t j = i + 1;
+      while (j < to && k[j].same_prefix(k[i])) ++j;
+      if (j - i > 1) {
+        if (k[i].left > kPrefix) {
+          std::sort(k + i, k + j, [&](const Key& a, const Key& b) {
+            const std::string_view na = sym.strings[sym[order[a.index]].name].substr(kPrefix);
+            const std::string_view nb = sym.strings[sym[order[b.index]].name].substr(kPrefix);
+            if (int c = na.compare(nb)) return c < 0;
+            return full(order[a.index], order[b.index]);
+          });
+        } else {  // the same name
+          std::sort(k + i, k + j, [&](const Key& a, const Key& b) { return full(order[a.index], order[b.index]); });
+        }
+      }
+      i = j;
+    }
+    for (size_t r = from; r < to; ++r) {
+      if (r + 32 < to) flamefold::prefetch(&order[k[r + 32].index]);
+      if (r + 16 < to) flamefold::prefetch(&sym[order[k[r + 16].index]]);
+      ids[r] = order[k[r].index];
+      sorted[r] = sym[ids[r]];
+    }
+  };
+  if (n < (1 << 16)) {
+    sort_half(0, n);
+    finish(keys.get(), 0, n);
+  } else {
+    on_two_threads([&] { sort_half(0, n / 2); }, [&] { sort_half(n / 2, n); });
+    // The halves merged into the spare room on two threads, each making half of the merged
+    // keys (where it starts in each half found by binary search), then finished there. The
+    // second thread starts past the first's last run of keys with the same prefix.
+    const Key *a = keys.get(), *b = keys.get() + n / 2;
+    const size_t na = n / 2, nb = n - n / 2, mid = n / 2;
+    size_t lo = mid > nb ? mid - nb : 0, hi = std::min(mid, na);  // i taken from a, mid - i from b
+    while (lo < hi) {
+      const size_t i = (lo + hi) / 2;
+      if (b[mid - i - 1] < a[i]) hi = i;
+      else lo = i + 1;
+    }
+    const size_t i = lo;
+    Key* merged = spare.get();
+    on_two_threads([&] { std::merge(a, a + i, b, b + (mid - i), merged); },
+                   [&] { std::merge(a + i, a + na, b + (mid - i), b + nb, merged + mid); });
+    size_t cut = mid;
+    while (cut < n && merged[cut].same_prefix(merged[cut - 1])) ++cut;
+    on_two_threads([&] { finish(merged, 0, cut); }, [&] { finish(merged, cut, n); });
   }
   order.swap(ids);
 }
@@ -407,7 +428,7 @@ bool in_payload_order(const Profile& p, const std::vector<uint32_t>& rank, std::
   std::vector<uint32_t> last_rank{0};  // per depth: the rank of the last child under the node above
   std::vector<uint8_t> has_last{0};
   for (size_t i = 1; i < n; ++i) {
-    if (i + 16 < n) __builtin_prefetch(&rank[p.frame[i + 16]]);
+    if (i + 16 < n) flamefold::prefetch(&rank[p.frame[i + 16]]);
     const NodeId parent = p.parent[i];
     while (!path.empty() && path.back() != parent) path.pop_back();
     if (path.empty()) return false;
@@ -473,11 +494,11 @@ constexpr size_t kStringsAhead = 16;
 // the rest into `lengths`, the rest's UTF-8 into `blob`. Text that is not valid UTF-8 is cleaned
 // first. With `members` (whose buffer() is `blob`), full members are cut as it goes. Returns the
 // bytes added to `blob`.
-size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, size_t from, size_t to,
-                  std::string& lengths, std::string& blob, GzipMembers* members) {
+size_t front_code(const std::vector<std::string_view>& strings, size_t from, size_t to, std::string& lengths,
+                  std::string& blob, GzipMembers* members) {
   std::string cleaned[2];  // the string before and this one, when not valid UTF-8 as kept
   auto valid = [&](size_t k) {
-    std::string_view s = texts[strings[k]];
+    std::string_view s = strings[k];
     if (is_valid_utf8(s)) return s;
     std::string& c = cleaned[k & 1];
     c.clear();
@@ -488,8 +509,7 @@ size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, s
   size_t bytes = 0;
   for (size_t k = from; k < to; ++k) {
     if (k % kFrontRestart == 0) before = {};  // a block starts: this string is whole
-    if (k + 2 * kStringsAhead < to) texts.prefetch_view(strings[k + 2 * kStringsAhead]);
-    if (k + kStringsAhead < to) __builtin_prefetch(texts[strings[k + kStringsAhead]].data());
+    if (k + kStringsAhead < to) flamefold::prefetch(strings[k + kStringsAhead].data());
     const std::string_view s = valid(k);
     size_t shared = 0;
     const size_t most = std::min(before.size(), s.size());
@@ -508,6 +528,47 @@ size_t front_code(const StringTable& texts, const std::vector<StrId>& strings, s
   }
   return bytes;
 }
+
+// The tree, column by column: the node count, each node's depth step and frame rank, then each
+// weight column (varints when every weight is a whole number, else doubles). every(k) is called
+// as node k goes in (a streamed payload cuts its members there).
+template <typename Every>
+void put_tree(std::string& out, const Profile& p, const std::vector<NodeId>& dfs, const std::vector<uint32_t>& depth,
+              const std::vector<uint32_t>& rank, Every&& every) {
+  put_varint(out, dfs.size());
+  for (size_t k = 1; k < dfs.size(); ++k) {
+    put_varint(out, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
+    every(k);
+  }
+  for (size_t k = 1; k < dfs.size(); ++k) {
+    put_varint(out, rank[p.frame[dfs[k]]]);
+    every(k);
+  }
+  for (const WeightColumn& col : p.columns) {
+    bool integral = true;
+    for (double v : col.self)
+      if (!(v >= 0 && v < 9007199254740992.0 && v == std::floor(v))) {
+        integral = false;
+        break;
+      }
+    out.push_back(integral ? 0 : 1);
+    for (size_t k = 0; k < dfs.size(); ++k) {
+      const double v = col.self[dfs[k]];
+      if (integral) {
+        put_varint(out, static_cast<uint64_t>(v));
+      } else {
+        char b[8];
+        std::memcpy(b, &v, 8);
+        out.append(b, 8);
+      }
+      every(k);
+    }
+  }
+}
+
+// The tree's columns of a profile with this many nodes or more are made on a second thread
+// while the frames and strings are.
+constexpr size_t kTreeAside = size_t(1) << 16;
 
 // Front-coded strings are split between two threads from this many on.
 constexpr size_t kSplitStrings = size_t(1) << 16;
@@ -536,15 +597,38 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   std::vector<uint32_t> rank(frame_count, 0);
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
 
+  // The nodes in depth-first order, each one's children in frame rank order, and their depths;
+  // for a big tree, on a second thread with its columns (`tree`), while the frames and strings
+  // are made here.
+  std::vector<NodeId> dfs;
+  std::vector<uint32_t> depth(n, 0);
+  auto order_tree = [&] {
+    if (!in_payload_order(p, rank, depth)) {
+      depth_first_by_rank(p, rank, order.size(), dfs, depth);
+    } else {
+      dfs.resize(n);
+      for (size_t i = 0; i < n; ++i) dfs[i] = static_cast<NodeId>(i);
+    }
+  };
+  std::string tree;
+  std::future<void> tree_made;  // joins in its destructor, before what it uses goes
+  if (n >= kTreeAside)
+    tree_made = std::async(std::launch::async, [&] {
+      order_tree();
+      put_tree(tree, p, dfs, depth, rank, [](size_t) {});
+    });
+  else
+    order_tree();
+
   // Strings and categories actually referred to, in first-use order.
   std::vector<uint32_t> string_index(sym.strings.size(), UINT32_MAX);
-  std::vector<StrId> strings;
+  std::vector<std::string_view> strings;  // their texts, as kept
   size_t string_bytes = 0;  // of those strings, as kept (cleaned UTF-8 is no shorter)
   auto intern = [&](StrId s) {
     if (string_index[s] == UINT32_MAX) {
       string_index[s] = static_cast<uint32_t>(strings.size());
-      strings.push_back(s);
-      string_bytes += sym.strings[s].size();
+      strings.push_back(sym.strings[s]);
+      string_bytes += strings.back().size();
     }
     return string_index[s];
   };
@@ -557,7 +641,7 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   uint32_t previous_name = 0;  // names are written as the difference from the one before
   for (size_t r = 0; r < in_order.size(); ++r) {
     if (r + 16 < in_order.size()) {
-      __builtin_prefetch(&string_index[in_order[r + 16].name]);
+      flamefold::prefetch(&string_index[in_order[r + 16].name]);
       sym.strings.prefetch_view(in_order[r + 16].name);
     }
     const uint32_t name = intern(in_order[r].name);
@@ -577,21 +661,12 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
 
   in_order = {};
 
-  // The nodes in depth-first order, each one's children in frame rank order, and their depths.
-  std::vector<NodeId> dfs;
-  std::vector<uint32_t> depth(n, 0);
-  if (!in_payload_order(p, rank, depth)) depth_first_by_rank(p, rank, order.size(), dfs, depth);
-  else {
-    dfs.resize(n);
-    for (size_t i = 0; i < n; ++i) dfs[i] = static_cast<NodeId>(i);
-  }
-
   int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
                                                                                         : p.default_column;
 
   // Would the payload have 16 MB or more? It has at least one byte per string's length, the
   // strings, the frames, and one byte per node for its depth step, its frame and each column.
-  const size_t at_least = strings.size() + string_bytes + frames_out.size() + (dfs.size() + 1) * (2 + p.columns.size());
+  const size_t at_least = strings.size() + string_bytes + frames_out.size() + (n + 1) * (2 + p.columns.size());
   std::string second_blob;  // the strings' second half when front-coded on two threads
   std::optional<GzipMembers> members;  // after the bytes it compresses in place: stops before they go
   if (at_least >= kFastCompressionFrom) members.emplace(1, kMemberBytes, emit, "the HTML payload");
@@ -605,7 +680,6 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   put_varint(head, strings.size());
 
   const size_t string_count = strings.size();
-  const StringTable& texts = sym.strings;
   std::string lengths;
   if (members) {
     // Front-coded: the names come sorted, and each shares a long prefix with the one before
@@ -621,9 +695,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     const size_t half = string_count >= kSplitStrings ? string_count / 2 / kFrontRestart * kFrontRestart : string_count;
     std::string second_lengths;
     size_t blob_bytes = 0;
-    auto first = [&] { blob_bytes = front_code(texts, strings, 0, half, lengths, members->buffer(), &*members); };
+    auto first = [&] { blob_bytes = front_code(strings, 0, half, lengths, members->buffer(), &*members); };
     if (half < string_count)
-      on_two_threads(first, [&] { front_code(texts, strings, half, string_count, second_lengths, second_blob, nullptr); });
+      on_two_threads(first, [&] { front_code(strings, half, string_count, second_lengths, second_blob, nullptr); });
     else
       first();
     head += lengths;
@@ -637,15 +711,14 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     blob.reserve(string_bytes);
     advise_huge_pages(blob.data(), blob.capacity());
     for (size_t k = 0; k < strings.size(); ++k) {
-      if (k + 2 * kStringsAhead < string_count) texts.prefetch_view(strings[k + 2 * kStringsAhead]);
-      if (k + kStringsAhead < string_count) __builtin_prefetch(texts[strings[k + kStringsAhead]].data());
-      put_varint(lengths, append_valid_utf8(blob, texts[strings[k]]));
+      if (k + kStringsAhead < string_count) flamefold::prefetch(strings[k + kStringsAhead].data());
+      put_varint(lengths, append_valid_utf8(blob, strings[k]));
     }
     head += lengths;
     put_varint(head, blob.size());
     // The whole payload at once (the tree's varints are bounded by 4 + 3 per column per node,
     // as reserved): no regrowing copies of the strings.
-    payload.reserve(head.size() + blob.size() + frames_out.size() + dfs.size() * (4 + 3 * p.columns.size()));
+    payload.reserve(head.size() + blob.size() + frames_out.size() + n * (4 + 3 * p.columns.size()));
     advise_huge_pages(payload.data(), payload.capacity());
     payload += head;
     payload += blob;
@@ -653,39 +726,16 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     payload += frames_out;
   }
 
-  // The tree, column by column. Streamed, a full member is cut every so often (a node's
-  // varints are a few bytes: a member overshoots by little).
-  auto every = [&members](size_t k) {
-    if (members && (k & 4095) == 0) members->cut_if_full();
-  };
-  put_varint(payload, dfs.size());
-  for (size_t k = 1; k < dfs.size(); ++k) {
-    put_varint(payload, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
-    every(k);
-  }
-  for (size_t k = 1; k < dfs.size(); ++k) {
-    put_varint(payload, rank[p.frame[dfs[k]]]);
-    every(k);
-  }
-  for (const WeightColumn& col : p.columns) {
-    bool integral = true;
-    for (double v : col.self)
-      if (!(v >= 0 && v < 9007199254740992.0 && v == std::floor(v))) {
-        integral = false;
-        break;
-      }
-    payload.push_back(integral ? 0 : 1);
-    for (size_t k = 0; k < dfs.size(); ++k) {
-      const double v = col.self[dfs[k]];
-      if (integral) {
-        put_varint(payload, static_cast<uint64_t>(v));
-      } else {
-        char b[8];
-        std::memcpy(b, &v, 8);
-        payload.append(b, 8);
-      }
-      every(k);
-    }
+  // The tree. Streamed, a full member is cut every so often (a node's varints are a few bytes:
+  // a member overshoots by little).
+  if (tree_made.valid()) {
+    tree_made.get();
+    if (members) members->add_stable(tree);
+    else payload += tree;
+  } else {
+    put_tree(payload, p, dfs, depth, rank, [&members](size_t k) {
+      if (members && (k & 4095) == 0) members->cut_if_full();
+    });
   }
   if (p.chart) {
     std::vector<uint32_t> position(n, 0);

@@ -1,4 +1,5 @@
 #include "flamefold/writers/pstats.h"
+#include "flamefold/prefetch.h"
 
 #include <cmath>
 #include <cstring>
@@ -130,7 +131,7 @@ void marshal_stats(const CallStats& st, std::string& out, Drained drained) {
     w.raw('{');
     for (uint32_t i = group_start[fn]; i < group_start[fn + 1]; ++i) {
       // A callee's edges are spread over the table: fetch a few ahead.
-      if (i + 8 < by_callee.size()) __builtin_prefetch(&st.callers[by_callee[i + 8]]);
+      if (i + 8 < by_callee.size()) flamefold::prefetch(&st.callers[by_callee[i + 8]]);
       const CallerEdge& edge = st.callers[by_callee[i]];
       key(edge.caller);
       if (edge.count_only) {

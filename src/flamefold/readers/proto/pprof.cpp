@@ -15,6 +15,7 @@
 #include "flamefold/errors.h"
 #include "flamefold/hash.h"
 #include "flamefold/readers/proto/wire.h"
+#include "flamefold/prefetch.h"
 
 namespace flamefold {
 
@@ -331,7 +332,7 @@ class Reader {
       return Symbols::FrameText{fn.name, fn.file, fn.line, cat, 0, stored_};
     };
     auto prefetch = [&](size_t i) {
-      if (named[i].function != kNone) __builtin_prefetch(&functions[named[i].function]);
+      if (named[i].function != kNone) flamefold::prefetch(&functions[named[i].function]);
     };
     p_.symbols.frames(named.size(), text_of, loc_frames_.data(), prefetch);
   }

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "flamefold/errors.h"
+#include "flamefold/prefetch.h"
 
 namespace flamefold::sqlite {
 
@@ -328,7 +329,7 @@ bool PageScanner::next(Value* out) {
       const uint32_t i = leaf.index++;
       const uint32_t off = be16(leaf.ptrs + 2 * i);
       if (off < leaf.area || off >= usable) cell_offset(leaf, i);  // reports the damage
-      if (i + 1 < leaf.cells) __builtin_prefetch(leaf.page + be16(leaf.ptrs + 2 * i + 2));
+      if (i + 1 < leaf.cells) flamefold::prefetch(leaf.page + be16(leaf.ptrs + 2 * i + 2));
       const uint8_t* q = leaf.page + off;
       const uint8_t* end = leaf.page + usable;
       uint64_t size = 0, key = 0;

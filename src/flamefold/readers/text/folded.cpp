@@ -24,6 +24,7 @@
 #include "flamefold/readers/text/parallel_feed.h"
 #include "flamefold/readers/text/stack_table.h"
 #include "flamefold/readers/text/text_source.h"
+#include "flamefold/prefetch.h"
 
 namespace flamefold {
 
@@ -177,14 +178,14 @@ class FrameTable {
   }
   // Lookups in three steps ahead of find(): the home slot, the entry it holds, that entry's text
   // (hints only: they may be another frame's, or none).
-  void prefetch_slot(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
-  void prefetch_entry(uint64_t h) const {
+  [[gnu::always_inline]] void prefetch_slot(uint64_t h) const { flamefold::prefetch(&slots_[h & (slots_.size() - 1)]); }
+  [[gnu::always_inline]] void prefetch_entry(uint64_t h) const {
     const Slot& s = slots_[h & (slots_.size() - 1)];
-    if (s.frame_plus_one) __builtin_prefetch(&frames_[s.frame_plus_one - 1]);
+    if (s.frame_plus_one) flamefold::prefetch(&frames_[s.frame_plus_one - 1]);
   }
-  void prefetch_text(uint64_t h) const {
+  [[gnu::always_inline]] void prefetch_text(uint64_t h) const {
     const Slot& s = slots_[h & (slots_.size() - 1)];
-    if (s.frame_plus_one) __builtin_prefetch(at(frames_[s.frame_plus_one - 1].place & kBeginBits));
+    if (s.frame_plus_one) flamefold::prefetch(at(frames_[s.frame_plus_one - 1].place & kBeginBits));
   }
   // Adds a text find() did not find.
   FrameId insert(std::string_view text, uint64_t h, bool thread) {
@@ -225,7 +226,7 @@ class FrameTable {
     return std::string_view(t, len);
   }
   bool thread(FrameId f) const { return frames_[f].place & kThreadBit; }
-  void prefetch(FrameId f) const { __builtin_prefetch(&frames_[f]); }
+  [[gnu::always_inline]] void prefetch(FrameId f) const { flamefold::prefetch(&frames_[f]); }
   uint64_t hash(FrameId f) const { return frames_[f].hash; }
   // Where the text of f is (for at()), with the thread bit.
   uint64_t place_of(FrameId f) const { return frames_[f].place & (kBeginBits | kThreadBit); }
@@ -336,9 +337,9 @@ class FoldedFrames {
     c = ta.substr(0, x.file_len).compare(tb.substr(0, y.file_len));
     return c ? c < 0 : x.line < y.line;
   }
-  void prefetch(FrameId f) const {
+  [[gnu::always_inline]] void prefetch(FrameId f) const {
     t_.prefetch(f);
-    if (!parts_.empty()) __builtin_prefetch(&parts_[f]);
+    if (!parts_.empty()) flamefold::prefetch(&parts_[f]);
   }
   uint64_t key(FrameId f) const {  // stack_table::name_key of the name
     std::string_view t = t_.text(f);
@@ -702,7 +703,7 @@ class NodeTable {
     constexpr size_t kAhead = 32;
     const CutJob::Frame* fr = job.frames.data();
     const size_t n = job.frames.size();
-    for (size_t i = 0; i < n && i < kAhead; ++i) __builtin_prefetch(&slots_[fr[i].prefix & mask()]);
+    for (size_t i = 0; i < n && i < kAhead; ++i) flamefold::prefetch(&slots_[fr[i].prefix & mask()]);
     size_t i = 0;
     path_.clear();
     for (const CutJob::Line& l : job.lines) {
@@ -717,12 +718,12 @@ class NodeTable {
         after_empty_first_ = l.fresh && fr[i].len == 0;
       }
       for (uint32_t k = 0; k < l.fresh; ++k, ++i) {
-        if (i + kAhead < n) __builtin_prefetch(&slots_[fr[i + kAhead].prefix & mask()]);
+        if (i + kAhead < n) flamefold::prefetch(&slots_[fr[i + kAhead].prefix & mask()]);
         if (i + kAhead / 2 < n) {
           const CutJob::Frame& later = fr[i + kAhead / 2];
           const Slot& s = slots_[later.prefix & mask()];
           if (s.node)
-            __builtin_prefetch(frames_.at(s.begin_tag & FrameTable::kBeginBits));
+            flamefold::prefetch(frames_.at(s.begin_tag & FrameTable::kBeginBits));
           else
             frames_.prefetch_slot(later.hash);
         }
@@ -838,7 +839,7 @@ class LineTree {
     constexpr size_t kAhead = 4, kLevels = 16;
     auto request = [&](size_t i) {
       for (size_t k = starts_[i + 1]; k > starts_[i] && k + kLevels > starts_[i + 1]; --k)
-        __builtin_prefetch(&slots_[job.frames[k - 1].prefix & mask()]);
+        flamefold::prefetch(&slots_[job.frames[k - 1].prefix & mask()]);
     };
     for (size_t i = 0; i < lines && i < kAhead; ++i) request(i);
     for (size_t i = 0; i < lines; ++i) {

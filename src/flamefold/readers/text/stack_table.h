@@ -14,6 +14,7 @@
 #include "flamefold/hash.h"
 #include "flamefold/profile.h"
 #include "flamefold/two_threads.h"
+#include "flamefold/prefetch.h"
 
 namespace flamefold::stack_table {
 
@@ -177,7 +178,7 @@ class Trie {
       for (uint32_t k = common; k < n; ++k) {
         h = step(h, f[k]);
         hashes_[k] = h;
-        __builtin_prefetch(&slots_[h & mask_]);
+        flamefold::prefetch(&slots_[h & mask_]);
       }
       bool fresh = false;
       for (uint32_t k = common; k < n; ++k) {
@@ -327,7 +328,7 @@ class SymbolFrames {
     if (x.file != y.file) return s_.strings[x.file] < s_.strings[y.file];
     return x.line < y.line;
   }
-  void prefetch(FrameId f) const { __builtin_prefetch(&s_[f]); }
+  [[gnu::always_inline]] void prefetch(FrameId f) const { flamefold::prefetch(&s_[f]); }
   uint64_t key(FrameId f) const { return name_key(s_.name(f)); }
   Symbols::FrameText text(FrameId f) const {
     const Frame& fr = s_[f];
