@@ -4,6 +4,8 @@
 # flamegraph -> SVG and -> HTML, info and collapse side by side with inferno-flamegraph -> SVG
 # and, when given, a previous flamefold binary, interleaved round by round; prints medians of
 # N rounds and the ratios, and checks that the outputs of both flamefold binaries are the same.
+# The same for a ~200 MB file of 20,000 stacks repeated at random (folded_1m_gen.py --repeated:
+# a long sampling run), whose later lines mostly reuse nodes.
 #   bench/folded_unsorted.sh [build-dir] [previous-flamefold] [rounds=5]
 # Inputs and outputs go to /tmp/ffbench (never into the repository).
 set -euo pipefail
@@ -15,8 +17,11 @@ inferno=${INFERNO:-$here/../shared/peers/inferno/inferno-flamegraph}
 dir=/tmp/ffbench
 input=$dir/folded_1m.txt
 mkdir -p "$dir"
+repeated=$dir/folded_rep.txt
 [[ -s $input ]] || /usr/bin/python3 "$here/bench/folded_1m_gen.py" "$input"
+[[ -s $repeated ]] || /usr/bin/python3 "$here/bench/folded_1m_gen.py" --repeated "$repeated"
 echo "input: $input ($(stat -c %s "$input") bytes, $(wc -l <"$input") lines)"
+echo "repeated: $repeated ($(stat -c %s "$repeated") bytes, $(wc -l <"$repeated") lines)"
 
 cmds=()
 [[ -x $inferno ]] && cmds+=("inferno svg=$inferno $input > $dir/u-inferno.svg")
@@ -24,7 +29,9 @@ add() {  # label binary
   cmds+=("$1 svg=$2 flamegraph $input -o $dir/u-$1.svg"
          "$1 html=$2 flamegraph $input -o $dir/u-$1.html"
          "$1 info=$2 info $input > $dir/u-$1.info"
-         "$1 collapse=$2 collapse $input -o $dir/u-$1.folded")
+         "$1 collapse=$2 collapse $input -o $dir/u-$1.folded"
+         "$1 rep html=$2 flamegraph $repeated -o $dir/u-$1.rep.html"
+         "$1 rep info=$2 info $repeated > $dir/u-$1.rep.info")
 }
 [[ -n $before ]] && add before "$before"
 add new "$build/flamefold"
@@ -47,7 +54,7 @@ for label, v in runs.items():
           f"{max(x[3] for x in v) / 1024:7.0f}  {' '.join(f'{x[0]:.2f}' for x in v)}")
 if 'inferno svg' in med:
     for label in med:
-        if label.startswith('new'):
+        if label.startswith('new') and ' rep ' not in label:
             print(f"inferno svg / {label}: {med['inferno svg'] / med[label]:.2f}x")
 for label in med:
     if label.startswith('before'):
@@ -55,7 +62,7 @@ for label in med:
         print(f"{label} / {new}: {med[label] / med[new]:.2f}x")
 EOF
 if [[ -n $before ]]; then
-  for kind in svg html info folded; do
+  for kind in svg html info folded rep.html rep.info; do
     cmp -s "$dir/u-before.$kind" "$dir/u-new.$kind" && echo "$kind: same bytes" || echo "$kind: DIFFERENT"
   done
 fi

@@ -337,6 +337,37 @@ TEST(TreeBuild, UnsortedFoldedReadOnTwoThreadsIsTheOneThreadRead) {
   expect_same(one, reference(big));
 }
 
+// An unsorted mapped file whose jobs keep making new frames and nodes (each line an earlier
+// path plus functions new or called elsewhere before, as samplers write distinct stacks): the
+// tree's and the frame table's lookup tables are sized again between jobs, and every frame is
+// still found (as many frames as distinct names), on one thread and on two.
+TEST(TreeBuild, UnsortedFoldedWithNewFramesInEveryJobIsTheReference) {
+  std::mt19937 rng(9);
+  std::vector<Stack> paths{{}};
+  std::vector<Sample> samples;
+  size_t made = 0, bytes = 0;
+  while (bytes < (20 << 20)) {
+    Stack path = paths[rng() % paths.size()];
+    for (int k = 1 + rng() % 6; k > 0; --k) {  // a new function, or one called elsewhere before
+      const size_t fn = rng() % 2 && made ? rng() % made : made++;
+      path.push_back(FrameSpec{"mod.fn_" + std::to_string(fn) + "(f.py)"});
+    }
+    if (path.size() > 40) path.resize(12);
+    paths.push_back(path);
+    for (const FrameSpec& f : path) bytes += f.name.size() + 1;
+    samples.emplace_back(path, 1 + rng() % 50);
+  }
+  const std::string text = as_folded(samples, false);
+  ASSERT_GT(text.size(), size_t(19 << 20));
+  Profile want = reference(samples);
+  for (unsigned threads : {1u, 2u}) {
+    Profile got = read_folded_text(text, threads, true);
+    expect_same(got, want);
+    EXPECT_EQ(got.symbols.frame_count(), want.symbols.frame_count());
+  }
+  EXPECT_GT(want.symbols.frame_count(), 50000u);
+}
+
 // A frame longer than the frame table's inline length (16 MB) in a mapped unsorted file.
 TEST(TreeBuild, LongFrameInUnsortedMappedInput) {
   std::string big(17 << 20, 'x');

@@ -209,6 +209,16 @@ class FrameTable {
     return f;
   }
 
+  // Room for n frames in the lookup table, which only grows: one table rather than a series of
+  // doublings.
+  void expect(size_t n) {
+    if (slots_.empty()) return;
+    size_t slots = slots_.size();
+    while ((n + 1) * 2 > slots) slots *= 2;
+    if (slots == slots_.size()) return;
+    std::vector<Slot>(slots).swap(slots_);
+    for (FrameId f = 0; f < frames_.size(); ++f) place(f);
+  }
   // Frees the lookup table once every text is in (find() and insert() must not follow).
   void drop_index() { std::vector<Slot>().swap(slots_); }
   // Hands the texts over to `to`, which may then refer to them in place; text() still works.
@@ -835,15 +845,46 @@ class LineTree {
     starts_.resize(lines + 1);
     starts_[0] = 0;
     for (size_t i = 0; i < lines; ++i) starts_[i + 1] = starts_[i] + job.lines[i].fresh;
-    // The slots of the lines a few ahead, from the whole stack up (as far as lines usually go).
+    // Requested ahead, in three steps: the slots of the lines four ahead, from the whole stack
+    // up (as far as lines usually go); for the line two ahead, its deepest prefix in the tree,
+    // guessed from those slots by hash alone, then where that prefix's line starts, and the
+    // frame table's slots of the frames after it (new nodes, mostly new frames); for the next
+    // line, the start of the text its prefix is compared with (a line elsewhere in the input).
     constexpr size_t kAhead = 4, kLevels = 16;
     auto request = [&](size_t i) {
       for (size_t k = starts_[i + 1]; k > starts_[i] && k + kLevels > starts_[i + 1]; --k)
         flamefold::prefetch(&slots_[job.frames[k - 1].prefix & mask()]);
     };
+    NodeId guessed[2] = {0, 0};  // for lines i + 1 and i + 2, by i % 2
+    auto guess = [&](size_t i) {
+      const size_t first = starts_[i], end = starts_[i + 1];
+      size_t k = end;
+      NodeId node = 0;
+      for (; !node && k > first && k + kLevels > end; --k) {
+        const uint64_t h = job.frames[k - 1].prefix;
+        for (size_t at = h & mask(); slots_[at].node; at = (at + 1) & mask())
+          if (slots_[at].hash == h) {
+            node = slots_[at].node;
+            flamefold::prefetch(&line_[node]);
+            break;
+          }
+      }
+      for (size_t j = k + (node ? 1 : 0); j < end; ++j) frames_.prefetch_slot(job.frames[j].hash);
+      guessed[i % 2] = node;
+    };
+    auto request_text = [&](size_t i) {
+      if (const NodeId node = guessed[i % 2]) {
+        const char* t = text_.data() + line_[node];
+        for (size_t b = 0; b < kTextRequested; b += 64) flamefold::prefetch(t + b);
+      }
+    };
     for (size_t i = 0; i < lines && i < kAhead; ++i) request(i);
+    for (size_t i = 0; i < lines && i < 2; ++i) guess(i);
+    if (lines > 0) request_text(0);
     for (size_t i = 0; i < lines; ++i) {
       if (i + kAhead < lines) request(i + kAhead);
+      if (i + 1 < lines) request_text(i + 1);
+      if (i + 2 < lines) guess(i + 2);
       const CutJob::Line& l = job.lines[i];
       const CutJob::Frame* f = job.frames.data() + starts_[i];
       if (l.fresh && prefix_length(f[l.fresh - 1], l.begin) == UINT32_MAX) throw std::length_error("a stack longer than 4 GB");
@@ -861,7 +902,6 @@ class LineTree {
       for (; k > 0; --k)
         if ((node = find(f[k - 1], line_at, l.begin)) != kNone) break;
       if (k == 0) node = 0;
-      for (uint32_t j = k; j < l.fresh; ++j) frames_.prefetch_slot(f[j].hash);  // new nodes: their frames
       for (; k < stack; ++k) node = make(node, f[k], line_at, l.begin, text);
       self[node] += l.count;
     }
@@ -929,6 +969,7 @@ class LineTree {
   std::string_view text_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> line_;  // per node: where a line starting with its prefix starts in text_
+  static constexpr size_t kTextRequested = 1024;  // of the text a prefix is compared with
   std::vector<size_t> starts_;  // per line of the job being added: its first frame
   bool after_empty_first_ = false;  // the line before starts with an empty frame
 };
@@ -1117,14 +1158,35 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   // are gone, frame by frame (NodeTable).
   auto build = [&](auto& tree) {
   const bool alone = !mapped.empty();  // LineTree takes each line's frames whole
-  // After the first job: room for as many nodes as the rest of the input would make at that
-  // rate (later lines mostly reuse nodes, so this is a bound, and room not used costs nothing).
-  bool expected = false;
-  auto expect = [&](uint64_t job_bytes) {
-    if (expected || job_bytes == 0) return;
-    expected = true;
-    uint64_t total = mapped.empty() ? input.size_on_disk() : mapped.size();
-    if (total) tree.expect(static_cast<size_t>(std::min<uint64_t>(tree.size() * (total / job_bytes + 1), uint64_t(1) << 28)));
+  // From the second job on: room for the nodes and frames the rest of the input will make
+  // (tables sized ahead, not by a series of doublings; a table's pages are all touched). While
+  // jobs make them at a steady rate (distinct stacks) the rest makes as many at that rate; when
+  // each job makes fewer than the one before (repeated stacks: later lines mostly reuse nodes),
+  // by a ratio r, the rest makes rate * r / (1 - r), the sum of that decline. And never more
+  // than eight times as many as there are. (Sized once by the first job's rate, the tree's
+  // table was 16 times too big for a file of repeated stacks.)
+  const uint64_t total = mapped.empty() ? input.size_on_disk() : mapped.size();
+  uint64_t read_bytes = 0;
+  double node_rate = 0, frame_rate = 0;  // made per byte by the job before
+  auto expect = [&](uint64_t job_bytes, size_t nodes_before, size_t frames_before) {
+    read_bytes += job_bytes;
+    if (job_bytes == 0) return;
+    const double left = read_bytes < total ? static_cast<double>(total - read_bytes) : 0;
+    auto projected = [&](size_t now, size_t before, double& rate_before) {
+      const double rate = static_cast<double>(now - before) / job_bytes;
+      double more = rate * left;
+      if (rate < rate_before) {
+        const double r = rate / rate_before;
+        more = std::min(more, rate * job_bytes * r / (1 - r));
+      }
+      rate_before = rate;
+      return static_cast<size_t>(std::min({now + more, 8.0 * now, double(uint64_t(1) << 28)}));
+    };
+    const size_t nodes = projected(tree.size(), nodes_before, node_rate);
+    const size_t frame_count = projected(frames.size(), frames_before, frame_rate);
+    if (left == 0 || read_bytes == job_bytes) return;
+    tree.expect(nodes);
+    frames.expect(frame_count);
   };
   std::vector<JobLines> jobs;
   auto done = [&](const CutJob& c) {
@@ -1141,8 +1203,9 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     std::string_view chunk;
     while (next(chunk)) {
       cut.cut(chunk, dialect, alone);
+      const size_t nodes_before = tree.size(), frames_before = frames.size();
       tree.add(cut, chunk);
-      expect(chunk.size());
+      expect(chunk.size(), nodes_before, frames_before);
       done(cut);
       progress.update(consumed());
     }
@@ -1198,8 +1261,9 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
         if (!stop) {
           lock.unlock();
           try {
+            const size_t nodes_before = tree.size(), frames_before = frames.size();
             tree.add(j->cut, j->text);
-            expect(j->text.size());
+            expect(j->text.size(), nodes_before, frames_before);
             done(j->cut);
           } catch (...) {
             lock.lock();
