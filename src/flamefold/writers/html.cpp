@@ -241,6 +241,7 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
   auto fill = [&](size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) {
       if (i + 16 < to) sym.strings.prefetch_view(sym[order[i + 16]].name);
+      if (i + 8 < to) flamefold::prefetch(sym.strings[sym[order[i + 8]].name].data());
       std::string_view name = sym.strings[sym[order[i]].name];
       char b[kPrefix] = {};
       std::memcpy(b, name.data(), std::min(name.size(), kPrefix));
