@@ -484,10 +484,9 @@ void depth_first_by_rank(const Profile& p, const std::vector<uint32_t>& rank, si
   }
 }
 
-// Strings in use come in frame order, not in the order they are kept: for string k, where the
-// one 2 x kStringsAhead later is kept and the text of the one kStringsAhead later are requested
-// (two cache misses each). Written in each loop: GCC takes a function (or lambda) whose only
-// effect is a prefetch for one without effects and drops its calls.
+// Strings in use come in frame order, not in the order they are kept: their views are gathered
+// in that order as they are numbered, and for string k the text of the one kStringsAhead later
+// is requested (a cache miss each).
 constexpr size_t kStringsAhead = 16;
 
 // Front-codes strings [from, to) of `strings` (in that order; `from` starts a block of
