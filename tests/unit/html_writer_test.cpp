@@ -347,6 +347,32 @@ TEST(HtmlWriter, FrontCodedStringsSplitBetweenThreadsDecodeWhole) {
   EXPECT_GE(sharing, want.size() * 31 / 32 - 32);
 }
 
+// A payload of 4 to 16 MB (the shape of a long sampling run: a few hundred thousand nodes) is
+// also written in members while it is built, its strings front-coded, rather than compressed
+// whole at level 6 afterwards; it decodes to the same stacks.
+TEST(HtmlWriter, MidSizedPayloadIsWrittenInGzipMembers) {
+  Profile p;
+  int samples = p.add_column("samples", "samples");
+  std::map<std::string, double> want;
+  for (int i = 0; i < 100000; ++i) {
+    std::string mod = "torch.nn.modules.module_" + std::to_string(i % 97);
+    std::string leaf = "layer_" + std::to_string(i) + "(model/blocks/transformer_block.py:" + std::to_string(i % 900) + ")";
+    NodeId l = p.child(p.child(0, p.symbols.frame(mod)), p.symbols.frame(leaf));
+    p.add(l, samples, 1 + i % 5);
+    want[mod + ";" + leaf] += 1 + i % 5;
+  }
+  std::string html = write_to_string(p, {}, "mid.html");
+  std::string payload = payload_of(html);
+  EXPECT_GT(payload.size(), size_t(4) << 20);
+  EXPECT_LT(payload.size(), size_t(16) << 20);
+  EXPECT_GE(html_payload::payload_members(html), 2u);
+  EXPECT_NE(payload.find("\"front_coded\":true"), std::string::npos);
+  Decoded d = decode(payload, p.columns.size());
+  std::map<std::string, double> got = stacks_of(d, samples);
+  for (auto it = got.begin(); it != got.end();) it = it->first.find(';') == std::string::npos ? got.erase(it) : std::next(it);
+  EXPECT_EQ(got, want);
+}
+
 // Small payloads stay one gzip member, as before.
 TEST(HtmlWriter, SmallPayloadIsOneGzipMember) {
   Profile p = threads_and_two_columns();
