@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 #include <vector>
+
 #include "flamefold/prefetch.h"
 
 namespace flamefold {
@@ -36,11 +37,11 @@ class StringTable {
     return static_cast<StrId>(views_.size() - 1);
   }
   // Asks for the table slot intern(s, hash) will read first, ahead of time.
-  [[gnu::always_inline]] void prefetch(uint64_t hash) const { flamefold::prefetch(&slots_[hash & mask_]); }
+  void prefetch(uint64_t hash) const { flamefold::prefetch(&slots_[hash & mask_]); }
   // Returns the id of s, or UINT32_MAX when s was never interned.
   StrId find(std::string_view s) const;
   // Asks for where string `id` is kept, ahead of a read of operator[](id) in random order.
-  [[gnu::always_inline]] void prefetch_view(StrId id) const { flamefold::prefetch(&views_[id]); }
+  void prefetch_view(StrId id) const { flamefold::prefetch(&views_[id]); }
   std::string_view get(StrId id) const { return views_[id]; }
   std::string_view operator[](StrId id) const { return views_[id]; }
   size_t size() const { return views_.size(); }

@@ -21,10 +21,7 @@ function unitOf(c) {
 }
 // A frame's name as shown (the short-names and merge-modules switches change it, 59-ml-names.js),
 // as the profile has it, and its file: made when first asked for (10-decode.js, StringTable).
-function frameName(f) {
-  const fr = S.data.frames;
-  return fr.shown ? fr.shown[f] : fr.strings.get(fr.nameId[f]);
-}
+function frameName(f) { return S.data.frames.shown ? S.data.frames.shown[f] : fullName(f); }
 function fullName(f) { return S.data.frames.strings.get(S.data.frames.nameId[f]); }
 function frameFile(f) { return S.data.frames.strings.get(S.data.frames.fileId[f]); }
 // Hooks for features that live in files of their own: start() runs before the first paint,

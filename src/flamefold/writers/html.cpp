@@ -530,20 +530,12 @@ size_t front_code(const std::vector<std::string_view>& strings, size_t from, siz
 }
 
 // The tree, column by column: the node count, each node's depth step and frame rank, then each
-// weight column (varints when every weight is a whole number, else doubles). every(k) is called
-// as node k goes in (a streamed payload cuts its members there).
-template <typename Every>
+// weight column (varints when every weight is a whole number, else doubles).
 void put_tree(std::string& out, const Profile& p, const std::vector<NodeId>& dfs, const std::vector<uint32_t>& depth,
-              const std::vector<uint32_t>& rank, Every&& every) {
+              const std::vector<uint32_t>& rank) {
   put_varint(out, dfs.size());
-  for (size_t k = 1; k < dfs.size(); ++k) {
-    put_varint(out, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
-    every(k);
-  }
-  for (size_t k = 1; k < dfs.size(); ++k) {
-    put_varint(out, rank[p.frame[dfs[k]]]);
-    every(k);
-  }
+  for (size_t k = 1; k < dfs.size(); ++k) put_varint(out, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
+  for (size_t k = 1; k < dfs.size(); ++k) put_varint(out, rank[p.frame[dfs[k]]]);
   for (const WeightColumn& col : p.columns) {
     bool integral = true;
     for (double v : col.self)
@@ -561,7 +553,6 @@ void put_tree(std::string& out, const Profile& p, const std::vector<NodeId>& dfs
         std::memcpy(b, &v, 8);
         out.append(b, 8);
       }
-      every(k);
     }
   }
 }
@@ -599,28 +590,24 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   std::vector<uint32_t> rank(frame_count, 0);
   for (uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
 
-  // The nodes in depth-first order, each one's children in frame rank order, and their depths;
-  // for a big tree, on a second thread with its columns (`tree`), while the frames and strings
-  // are made here.
+  // The nodes in depth-first order, each one's children in frame rank order, and their depths,
+  // then the tree's columns (`tree`, which follows the frames in the payload); for a big tree on
+  // a second thread, while the frames and strings are made here.
   std::vector<NodeId> dfs;
   std::vector<uint32_t> depth(n, 0);
-  auto order_tree = [&] {
+  std::string tree;
+  auto make_tree = [&] {
     if (!in_payload_order(p, rank, depth)) {
       depth_first_by_rank(p, rank, order.size(), dfs, depth);
     } else {
       dfs.resize(n);
       for (size_t i = 0; i < n; ++i) dfs[i] = static_cast<NodeId>(i);
     }
+    put_tree(tree, p, dfs, depth, rank);
   };
-  std::string tree;
   std::future<void> tree_made;  // joins in its destructor, before what it uses goes
-  if (n >= kTreeAside)
-    tree_made = std::async(std::launch::async, [&] {
-      order_tree();
-      put_tree(tree, p, dfs, depth, rank, [](size_t) {});
-    });
-  else
-    order_tree();
+  if (n >= kTreeAside) tree_made = std::async(std::launch::async, make_tree);
+  else make_tree();
 
   // Strings and categories actually referred to, in first-use order.
   std::vector<uint32_t> string_index(sym.strings.size(), UINT32_MAX);
@@ -718,9 +705,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     }
     head += lengths;
     put_varint(head, blob.size());
-    // The whole payload at once (the tree's varints are bounded by 4 + 3 per column per node,
-    // as reserved): no regrowing copies of the strings.
-    payload.reserve(head.size() + blob.size() + frames_out.size() + n * (4 + 3 * p.columns.size()));
+    // The whole payload at once: no regrowing copies of the strings.
+    if (tree_made.valid()) tree_made.get();
+    payload.reserve(head.size() + blob.size() + frames_out.size() + tree.size());
     advise_huge_pages(payload.data(), payload.capacity());
     payload += head;
     payload += blob;
@@ -728,17 +715,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     payload += frames_out;
   }
 
-  // The tree. Streamed, a full member is cut every so often (a node's varints are a few bytes:
-  // a member overshoots by little).
-  if (tree_made.valid()) {
-    tree_made.get();
-    if (members) members->add_stable(tree);
-    else payload += tree;
-  } else {
-    put_tree(payload, p, dfs, depth, rank, [&members](size_t k) {
-      if (members && (k & 4095) == 0) members->cut_if_full();
-    });
-  }
+  if (tree_made.valid()) tree_made.get();
+  if (members) members->add_stable(tree);
+  else payload += tree;
   if (p.chart) {
     std::vector<uint32_t> position(n, 0);
     for (size_t k = 0; k < dfs.size(); ++k) position[dfs[k]] = static_cast<uint32_t>(k);

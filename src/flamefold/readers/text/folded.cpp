@@ -153,6 +153,13 @@ constexpr size_t kKeptComments = 64;
 // frame of a line. In CPython's dialect a "tid:" text at the start of a stack is a thread and
 // is kept apart from the same text further in; texts and the profile's frames then correspond
 // one to one, so nothing is interned by name until the profile is built, once per frame.
+// Room for n elements, growing at least twofold: the tables' expect() is asked again after every
+// job with a slowly rising estimate, and exact reserves copied the arrays each time.
+template <typename T>
+void reserve_at_least(std::vector<T>& v, size_t n) {
+  if (n > v.capacity()) v.reserve(std::max(n, 2 * v.capacity()));
+}
+
 class FrameTable {
  public:
   // `in_place`: text that stays readable while the table and its texts are in use (a mapped
@@ -178,12 +185,12 @@ class FrameTable {
   }
   // Lookups in three steps ahead of find(): the home slot, the entry it holds, that entry's text
   // (hints only: they may be another frame's, or none).
-  [[gnu::always_inline]] void prefetch_slot(uint64_t h) const { flamefold::prefetch(&slots_[h & (slots_.size() - 1)]); }
-  [[gnu::always_inline]] void prefetch_entry(uint64_t h) const {
+  void prefetch_slot(uint64_t h) const { flamefold::prefetch(&slots_[h & (slots_.size() - 1)]); }
+  void prefetch_entry(uint64_t h) const {
     const Slot& s = slots_[h & (slots_.size() - 1)];
     if (s.frame_plus_one) flamefold::prefetch(&frames_[s.frame_plus_one - 1]);
   }
-  [[gnu::always_inline]] void prefetch_text(uint64_t h) const {
+  void prefetch_text(uint64_t h) const {
     const Slot& s = slots_[h & (slots_.size() - 1)];
     if (s.frame_plus_one) flamefold::prefetch(at(frames_[s.frame_plus_one - 1].place & kBeginBits));
   }
@@ -215,9 +222,7 @@ class FrameTable {
     if (slots_.empty()) return;
     size_t slots = slots_.size();
     while ((n + 1) * 2 > slots) slots *= 2;
-    if (slots == slots_.size()) return;
-    std::vector<Slot>(slots).swap(slots_);
-    for (FrameId f = 0; f < frames_.size(); ++f) place(f);
+    if (slots != slots_.size()) rehash(slots);
   }
   // Frees the lookup table once every text is in (find() and insert() must not follow).
   void drop_index() { std::vector<Slot>().swap(slots_); }
@@ -236,7 +241,7 @@ class FrameTable {
     return std::string_view(t, len);
   }
   bool thread(FrameId f) const { return frames_[f].place & kThreadBit; }
-  [[gnu::always_inline]] void prefetch(FrameId f) const { flamefold::prefetch(&frames_[f]); }
+  void prefetch(FrameId f) const { flamefold::prefetch(&frames_[f]); }
   uint64_t hash(FrameId f) const { return frames_[f].hash; }
   // Where the text of f is (for at()), with the thread bit.
   uint64_t place_of(FrameId f) const { return frames_[f].place & (kBeginBits | kThreadBit); }
@@ -306,8 +311,9 @@ class FrameTable {
     while (slots_[i].frame_plus_one) i = (i + 1) & (slots_.size() - 1);
     slots_[i] = Slot{static_cast<uint32_t>(h >> 32), f + 1};
   }
-  void grow() {
-    std::vector<Slot>(slots_.size() * 2).swap(slots_);
+  void grow() { rehash(slots_.size() * 2); }
+  void rehash(size_t slots) {
+    std::vector<Slot>(slots).swap(slots_);
     for (FrameId f = 0; f < frames_.size(); ++f) place(f);
   }
 
@@ -347,7 +353,7 @@ class FoldedFrames {
     c = ta.substr(0, x.file_len).compare(tb.substr(0, y.file_len));
     return c ? c < 0 : x.line < y.line;
   }
-  [[gnu::always_inline]] void prefetch(FrameId f) const {
+  void prefetch(FrameId f) const {
     t_.prefetch(f);
     if (!parts_.empty()) flamefold::prefetch(&parts_[f]);
   }
@@ -700,9 +706,9 @@ class NodeTable {
 
   // Room for about this many nodes (a guess: untouched room costs no memory).
   void expect(size_t nodes) {
-    parent.reserve(nodes);
-    frame.reserve(nodes);
-    self.reserve(nodes);
+    reserve_at_least(parent, nodes);
+    reserve_at_least(frame, nodes);
+    reserve_at_least(self, nodes);
   }
 
   // A job's lines (cut from `text`). Every lookup's slot is known from the cut (the prefix
@@ -829,10 +835,10 @@ class LineTree {
   }
 
   void expect(size_t nodes) {
-    parent.reserve(nodes);
-    frame.reserve(nodes);
-    self.reserve(nodes);
-    line_.reserve(nodes);
+    reserve_at_least(parent, nodes);
+    reserve_at_least(frame, nodes);
+    reserve_at_least(self, nodes);
+    reserve_at_least(line_, nodes);
     size_t slots = slots_.size();
     while (nodes * 4 > slots * 3) slots *= 2;  // a guess: up to 3/4 full (it grows past 7/10 of what it holds)
     if (slots != slots_.size()) rehash(slots);  // one table rather than a series of doublings
@@ -856,20 +862,19 @@ class LineTree {
         flamefold::prefetch(&slots_[job.frames[k - 1].prefix & mask()]);
     };
     NodeId guessed[2] = {0, 0};  // for lines i + 1 and i + 2, by i % 2
+    auto node_by_hash = [&](uint64_t h) -> NodeId {
+      for (size_t at = h & mask(); slots_[at].node; at = (at + 1) & mask())
+        if (slots_[at].hash == h) return slots_[at].node;
+      return 0;
+    };
     auto guess = [&](size_t i) {
       const size_t first = starts_[i], end = starts_[i + 1];
-      size_t k = end;
+      size_t k = end;  // the line's frames [first, k) are its deepest prefix in the tree
       NodeId node = 0;
-      for (; !node && k > first && k + kLevels > end; --k) {
-        const uint64_t h = job.frames[k - 1].prefix;
-        for (size_t at = h & mask(); slots_[at].node; at = (at + 1) & mask())
-          if (slots_[at].hash == h) {
-            node = slots_[at].node;
-            flamefold::prefetch(&line_[node]);
-            break;
-          }
-      }
-      for (size_t j = k + (node ? 1 : 0); j < end; ++j) frames_.prefetch_slot(job.frames[j].hash);
+      for (; k > first && k + kLevels > end; --k)
+        if ((node = node_by_hash(job.frames[k - 1].prefix))) break;
+      if (node) flamefold::prefetch(&line_[node]);
+      for (size_t j = k; j < end; ++j) frames_.prefetch_slot(job.frames[j].hash);
       guessed[i % 2] = node;
     };
     auto request_text = [&](size_t i) {

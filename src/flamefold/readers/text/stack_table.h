@@ -328,7 +328,7 @@ class SymbolFrames {
     if (x.file != y.file) return s_.strings[x.file] < s_.strings[y.file];
     return x.line < y.line;
   }
-  [[gnu::always_inline]] void prefetch(FrameId f) const { flamefold::prefetch(&s_[f]); }
+  void prefetch(FrameId f) const { flamefold::prefetch(&s_[f]); }
   uint64_t key(FrameId f) const { return name_key(s_.name(f)); }
   Symbols::FrameText text(FrameId f) const {
     const Frame& fr = s_[f];
