@@ -1,12 +1,16 @@
 // SQLite read rate and the Ascend read phases (bench/sqlite.sh).
 //   sqlite_scan_bench scan DB TABLE COL [COL ...]   rows of one table through TableScan, both paths
+//   sqlite_scan_bench times DB TABLE T COL [COL ...] the direct scan alone, 7 rounds (median); the first T
+//                                                   columns read as timestamps (time_ns: TEXT ones parsed)
 //   sqlite_scan_bench ascend[-j1] DB                 read_ascend_trace / build_profile phases
 //   sqlite_scan_bench nsys DB                        read_nsys_trace (convert's reading)
 // Rows per CPU-second = rows / (user + sys CPU time of this process during the phase).
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -54,6 +58,28 @@ int main(int argc, char** argv) {
                     s.direct() ? "direct" : "SQLite API", argv[3], cols.size(), static_cast<unsigned long long>(rows), wall, cpu,
                     rows / cpu / 1e6, static_cast<unsigned long long>(sum));
       }
+    } else if (mode == "times" && argc >= 6) {
+      const int times = std::atoi(argv[4]);
+      std::vector<std::string> cols(argv + 5, argv + argc);
+      std::vector<double> cpus;
+      uint64_t rows = 0, sum = 0;
+      for (int round = 0; round < 8; ++round) {  // the first warms the page cache
+        sqlite::Db db = sqlite::Db::open(path);
+        double c0 = cpu_seconds();
+        sqlite::TableScan s = db.scan(argv[3], cols, "bench");
+        rows = sum = 0;
+        while (s.step()) {
+          ++rows;
+          for (int c = 0; c < static_cast<int>(cols.size()); ++c)
+            sum += static_cast<uint64_t>(c < times ? s.time_ns(c) : s.i64_or(c, 0));
+        }
+        if (round) cpus.push_back(cpu_seconds() - c0);
+      }
+      std::sort(cpus.begin(), cpus.end());
+      const double med = cpus[cpus.size() / 2];
+      std::printf("direct scan of %s (%zu columns, %d as times): %llu rows, median %.3f CPU-s (%.1f ns per row), checksum %llx\n",
+                  argv[3], cols.size(), times, static_cast<unsigned long long>(rows), med, med / rows * 1e9,
+                  static_cast<unsigned long long>(sum));
     } else if (mode == "ascend" || mode == "ascend-j1") {
       ReadOptions r;
       if (mode == "ascend-j1") r.threads_to_use = 1;  // one scan, no second connection

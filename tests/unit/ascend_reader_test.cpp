@@ -10,6 +10,7 @@
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/sqlite/ascend.h"
+#include "flamefold/readers/sqlite/sqlite_db.h"
 #include "sqlite_fixture.h"
 #include "test_support.h"
 
@@ -128,6 +129,61 @@ TEST(AscendReader, SeedSemanticsOnTheHostTable) {
   // NPU tasks: named from COMPUTE_TASK_INFO, else from the task type.
   EXPECT_NE(find_event(tl, "MatMulV2"), SIZE_MAX);
   EXPECT_NE(find_event(tl, "EVENT_RECORD"), SIZE_MAX);
+}
+
+// Task names come from COMPUTE_TASK_INFO by id, the name index sized by a first pass over the
+// ids alone: ids that are the rowid (INTEGER PRIMARY KEY, as a column or a table constraint)
+// or a column of their own name the same tasks, with dense ids and with an id far from the others.
+TEST(AscendReader, TaskNamesAreFoundWhetherTheIdIsTheRowidOrNot) {
+  const std::string table = "CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER,\n  opType INTEGER);";
+  const std::string base(kTorchNpu);
+  ASSERT_NE(base.find(table), std::string::npos);
+  struct Variant {
+    std::string table;
+    bool rowid;
+  };
+  const std::vector<Variant> variants = {
+      {"CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER);", false},
+      {"CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER);", true},
+      {"CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER, CONSTRAINT pk PRIMARY KEY (globalTaskId));", true},
+      {"CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INT PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER);", false},
+  };
+  for (bool far : {false, true}) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      SCOPED_TRACE("schema " + std::to_string(v) + (far ? ", an id far from the others" : ""));
+      std::string sql = base;
+      sql.replace(sql.find(table), table.size(), variants[v].table);
+      if (far)  // a task whose compute info has id 10^12: sparse ids
+        sql += "INSERT INTO COMPUTE_TASK_INFO VALUES (1, 1000000000000, 8, 0, 2, 1);\n"
+               "INSERT INTO TASK VALUES (3800, 3900, 0, 901, 1000000000000, 7, 2, 0, 4, 4, 0);\n";
+      std::string db = make_db("ascend_pytorch_profiler_0.db", sql);
+      {
+        // The rowid-alias schemas keep the id out of the record (SQLite stores NULL there).
+        sqlite::Db d = sqlite::Db::open(db);
+        sqlite::Statement s = d.prepare("SELECT COUNT(*) FROM pragma_table_info('COMPUTE_TASK_INFO') WHERE pk > 0 AND type = 'INTEGER'", "test");
+        ASSERT_TRUE(s.step());
+        EXPECT_EQ(s.i64(0) == 1, variants[v].rowid);
+      }
+      for (int threads : {1, 0}) {
+        ReadOptions r;
+        r.threads_to_use = threads;
+        AscendTrace t = read_ascend_trace(db, r, AscendOptions{});
+        const Timeline& tl = t.timeline;
+        size_t named = 0, by_type = 0;
+        for (size_t i = 0; i < tl.size(); ++i) {
+          named += tl.symbols.name(tl.frame[i]) == "MatMulV2";
+          by_type += tl.symbols.name(tl.frame[i]) == "EVENT_RECORD";
+        }
+        EXPECT_EQ(named, far ? 3u : 2u);  // tasks 1 and 3 (and 10^12); task 2 has no compute info
+        EXPECT_EQ(by_type, 1u);
+        // The streamed flame graph reads them the same way.
+        Profile p = read_ascend(db, r);
+        size_t frames = 0;
+        for (NodeId n = 1; n < p.node_count(); ++n) frames += p.symbols.name(p.frame[n]) == "MatMulV2";
+        EXPECT_GE(frames, 1u);
+      }
+    }
+  }
 }
 
 TEST(AscendReader, OpsBecomeTheLaunchesOfTheirTasks) {

@@ -429,6 +429,49 @@ TEST(SqliteTimes, RealTimesRoundToNanosecondsAndNonsenseIsNoTime) {
   EXPECT_EQ(rounded_ns(9.3e18), INT64_MIN);
 }
 
+// TEXT timestamps are parsed 8 digits at a time, the last 1-7 as the 8 bytes ending with them:
+// every length from 1 to 20, every place of a non-digit, against digit-by-digit parsing.
+TEST(SqliteTimes, DigitsAreReadAtEveryLengthAndANonDigitAnywhereIsNoNumber) {
+  auto reference = [](const std::string& t, int64_t& out) {
+    if (t.empty() || t.size() > 19) return false;
+    unsigned __int128 v = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (v > static_cast<unsigned __int128>(INT64_MAX)) return false;
+    out = static_cast<int64_t>(v);
+    return true;
+  };
+  std::mt19937_64 rnd(11);
+  const std::string odd = "/:.-+ e\x7f";  // beside '0' and '9' in ASCII, and the usual suspects
+  size_t numbers = 0;
+  for (size_t n = 1; n <= 20; ++n) {
+    for (int round = 0; round < 200; ++round) {
+      std::string t(n, '0');
+      for (char& c : t) c = static_cast<char>('0' + rnd() % 10);
+      if (round % 7 == 1) t.assign(n, '9');
+      if (round % 2) t[rnd() % n] = odd[rnd() % odd.size()];
+      // Bytes after the text are not part of it (a record's next value follows in the page).
+      std::string padded = t + "12345678";
+      int64_t want = -1, got = -1;
+      const bool ok = reference(t, want);
+      EXPECT_EQ(sqlite::digits_value(padded.data(), static_cast<uint32_t>(n), got), ok) << t;
+      if (ok) {
+        EXPECT_EQ(got, want) << t;
+        ++numbers;
+      }
+    }
+  }
+  int64_t v = 0;
+  EXPECT_TRUE(sqlite::digits_value("9223372036854775807", 19, v));
+  EXPECT_EQ(v, INT64_MAX);
+  EXPECT_FALSE(sqlite::digits_value("9223372036854775808", 19, v));
+  EXPECT_TRUE(sqlite::digits_value("1718091839135966956", 19, v));
+  EXPECT_EQ(v, 1718091839135966956);
+  EXPECT_GT(numbers, 1000u);
+}
+
 // ScanAhead (scan_ahead.h): chained scans give every row in table order, one table after the
 // other; and when a reader drops them early (it failed on a row), their workers end: a later scan
 // waiting for an earlier one to finish, which waits for room, was a deadlock.

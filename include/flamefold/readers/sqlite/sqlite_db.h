@@ -23,6 +23,18 @@ inline int64_t rounded_ns(double d) {
   return static_cast<int64_t>(d + (d < 0 ? -0.5 : 0.5));
 }
 
+// Eight ASCII digits (the first in the lowest byte) as a number, or -1 when a byte is not a
+// digit: checked and combined pairwise (SWAR).
+inline int64_t eight_digits(uint64_t w) {
+  if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+      ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+    return -1;
+  w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+  w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+  w = ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+  return static_cast<int64_t>(w & 0xFFFFFFFFull);
+}
+
 // The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
 // only digits or the value exceeds INT64_MAX.
 inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
@@ -32,19 +44,26 @@ inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
   for (; k + 8 <= n; k += 8) {
     uint64_t w;
     std::memcpy(&w, s + k, 8);
-    // All eight bytes in '0'..'9' (SWAR), then combined pairwise: 8 digits -> one number.
-    if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-      return false;
-    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
-    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-    w = ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
-    v = v * 100000000ull + (w & 0xFFFFFFFFull);
+    const int64_t d = eight_digits(w);
+    if (d < 0) return false;
+    v = v * 100000000ull + static_cast<uint64_t>(d);
   }
-  for (; k < n; ++k) {
-    unsigned d = static_cast<unsigned char>(s[k]) - '0';
-    if (d > 9) return false;
-    v = v * 10 + d;
+  if (k < n && n >= 8) {
+    // The last 1-7 digits: the 8 bytes that end with them, the bytes already read set to '0'.
+    static constexpr uint64_t kPow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    const uint32_t rest = n - k, earlier = 8 - rest;
+    uint64_t w;
+    std::memcpy(&w, s + n - 8, 8);
+    const uint64_t low = (uint64_t{1} << (8 * earlier)) - 1;
+    const int64_t d = eight_digits((w & ~low) | (0x3030303030303030ull & low));
+    if (d < 0) return false;
+    v = v * kPow10[rest] + static_cast<uint64_t>(d);
+  } else {
+    for (; k < n; ++k) {
+      unsigned d = static_cast<unsigned char>(s[k]) - '0';
+      if (d > 9) return false;
+      v = v * 10 + d;
+    }
   }
   if (v > static_cast<uint64_t>(INT64_MAX)) return false;
   out = static_cast<int64_t>(v);

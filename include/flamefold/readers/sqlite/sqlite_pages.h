@@ -98,7 +98,8 @@ class PageScanner {
   std::vector<uint64_t> visited_;            // bitmap of tree pages already entered
   std::vector<uint32_t> chain_mark_;         // overflow page -> the chain that last used it
   uint32_t chain_id_ = 0;
-  std::string payload_;                      // a record assembled from overflow pages
+  std::string payload_;                      // a record assembled from overflow pages, after kRecordSlack bytes
+  static constexpr size_t kRecordSlack = 8;  // readable bytes before a record (see be_int)
   uint32_t done_first_ = 0, done_last_ = 0;  // the span of the leaves finished so far
   uint64_t done_leaves_ = 0;
   bool started_ = false, seek_done_ = false, done_ = false;

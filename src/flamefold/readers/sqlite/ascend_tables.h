@@ -60,12 +60,14 @@ class IdIndex {
   void plan(const std::vector<uint64_t>& ids) {
     plan(ids, [](uint64_t id) { return id; });
   }
+  // Ids outside the planned range (a damaged table whose rows disagree with its b-tree's ends)
+  // go to the map.
   uint32_t find(uint64_t id) const {
-    if (!dense_.empty()) return id - base_ < dense_.size() ? dense_[id - base_] : U64Map::kMissing;
+    if (id - base_ < dense_.size()) return dense_[id - base_];
     return sparse_.find(id);
   }
   void set(uint64_t id, uint32_t v) {
-    if (!dense_.empty()) dense_[id - base_] = v;  // only planned ids are set
+    if (id - base_ < dense_.size()) dense_[id - base_] = v;
     else sparse_.set(id, v);
   }
 

@@ -55,11 +55,16 @@ inline uint64_t serial_size(uint64_t st) {
   return st < 12 ? kSmall[st] : (st - 12) >> 1;
 }
 
-// A big-endian two's-complement integer of `n` bytes (1..8).
-inline int64_t be_int(const uint8_t* d, int n) {
-  uint64_t u = d[0] & 0x80 ? ~uint64_t{0} : 0;
-  for (int k = 0; k < n; ++k) u = (u << 8) | d[k];
-  return static_cast<int64_t>(u);
+// A big-endian two's-complement integer of `n` bytes (1..8) that ends at d + n, read as the
+// 8 bytes before that end: the bytes before d belong to the same page or record buffer (a
+// cell starts past its page's header and cell pointers; an overflow record is assembled
+// after kRecordSlack bytes), so one load and a byte swap replace a loop over the bytes.
+inline int64_t be_int(const uint8_t* d, uint32_t n) {
+  uint64_t w;
+  std::memcpy(&w, d + n - 8, 8);
+  w = __builtin_bswap64(w);
+  const uint32_t unused = 64 - 8 * n;
+  return static_cast<int64_t>(w << unused) >> unused;
 }
 
 }  // namespace
@@ -375,8 +380,8 @@ const uint8_t* PageScanner::gather_overflow(const uint8_t* local, uint64_t local
     std::fill(chain_mark_.begin(), chain_mark_.end(), 0);
     chain_id_ = 1;
   }
-  payload_.resize(total);
-  char* dst = payload_.data();
+  payload_.resize(kRecordSlack + total);
+  char* dst = payload_.data() + kRecordSlack;
   std::memcpy(dst, local, local_size);
   uint64_t have = local_size;
   uint32_t next = first;
@@ -411,8 +416,9 @@ void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid
         if (slot_of[k] >= 0) out[slot_of[k]] = Value{};
       break;
     }
-    uint64_t st = 0;
-    if (!get_varint(h, header_end, st)) corrupt(page, "a record header is cut short (rowid " + std::to_string(rowid) + ")");
+    uint64_t st = *h;
+    if (st < 0x80) ++h;  // h < header_end: a one-byte serial type, the usual one
+    else if (!get_varint(h, header_end, st)) corrupt(page, "a record header is cut short (rowid " + std::to_string(rowid) + ")");
     const uint64_t len = serial_size(st);
     const int32_t slot = slot_of[c];
     if (slot >= 0) {
@@ -421,27 +427,22 @@ void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid
         corrupt(page, "a value runs past the end of its record (rowid " + std::to_string(rowid) + ")");
       const uint8_t* d = rec + data;
       Value& v = out[slot];
-      switch (st) {
-        case 0: v.type = SQLITE_NULL; break;
-        case 1: v.type = SQLITE_INTEGER; v.i = static_cast<int8_t>(d[0]); break;
-        case 2: v.type = SQLITE_INTEGER; v.i = be_int(d, 2); break;
-        case 3: v.type = SQLITE_INTEGER; v.i = be_int(d, 3); break;
-        case 4: v.type = SQLITE_INTEGER; v.i = be_int(d, 4); break;
-        case 5: v.type = SQLITE_INTEGER; v.i = be_int(d, 6); break;
-        case 6: v.type = SQLITE_INTEGER; v.i = be_int(d, 8); break;
-        case 7: {
-          uint64_t u = static_cast<uint64_t>(be_int(d, 8));
-          std::memcpy(&v.f, &u, 8);
-          v.type = v.f == v.f ? SQLITE_FLOAT : SQLITE_NULL;  // SQLite reads a stored NaN as NULL
-          break;
-        }
-        case 8: v.type = SQLITE_INTEGER; v.i = 0; break;
-        case 9: v.type = SQLITE_INTEGER; v.i = 1; break;
-        default:
-          v.type = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
-          v.s = reinterpret_cast<const char*>(d);
-          v.n = static_cast<uint32_t>(len);
-          break;
+      if (st - 1 < 6) {  // integers of 1, 2, 3, 4, 6 or 8 bytes: the usual value
+        v.type = SQLITE_INTEGER;
+        v.i = be_int(d, static_cast<uint32_t>(len));
+      } else if (st >= 12) {
+        v.type = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+        v.s = reinterpret_cast<const char*>(d);
+        v.n = static_cast<uint32_t>(len);
+      } else if (st == 7) {
+        uint64_t u = static_cast<uint64_t>(be_int(d, 8));
+        std::memcpy(&v.f, &u, 8);
+        v.type = v.f == v.f ? SQLITE_FLOAT : SQLITE_NULL;  // SQLite reads a stored NaN as NULL
+      } else if (st == 0) {
+        v.type = SQLITE_NULL;
+      } else {  // 8 and 9: the constants 0 and 1
+        v.type = SQLITE_INTEGER;
+        v.i = static_cast<int64_t>(st - 8);
       }
       if (v.type == SQLITE_INTEGER && columns_[slot].real_affinity) {
         // SQLite stores integral REAL values as integers and converts them back on reading.
