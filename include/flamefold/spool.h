@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace flamefold {
@@ -70,7 +71,10 @@ class Spool {
     ++size_;
   }
   uint64_t size() const { return size_; }
-  size_t runs_spilled() const { return runs_.size(); }
+  size_t runs_spilled() const { return spilled_; }
+  // After finish(): the sorted sequences merged when reading (runs that follow one another are
+  // read one after the other as one), the buffer kept in memory included.
+  size_t merge_fan_in() const { return runs_.size() + (pos_ < buffer_.size() && !runs_.empty() ? 1 : 0); }
 
   // No more pushes: sorts what is left and prepares reading.
   void finish() {
@@ -78,6 +82,7 @@ class Spool {
     std::vector<T>().swap(scratch_);
     std::vector<uint8_t>().swap(lane_of_);
     if (runs_.empty()) return;  // all in memory: next() walks the buffer
+    chain_runs();
     // The last buffer stays in memory as one more run; the others are read in slices that
     // share the budget.
     size_t slice = std::max<size_t>(256, capacity_ / (runs_.size() + 1));
@@ -131,7 +136,10 @@ class Spool {
   static constexpr uint32_t kMemoryRun = UINT32_MAX, kNoRun = UINT32_MAX - 1;
   static constexpr size_t kMaxLanes = 64;
   struct Run {
-    uint64_t offset = 0, end = 0;  // bytes of the file still to read
+    uint64_t offset = 0, end = 0;  // bytes of the file still to read (of the current segment)
+    std::vector<std::pair<uint64_t, uint64_t>> later;  // segments read after it, in order (chained runs)
+    size_t next_segment = 0;
+    T first, last;  // its first and last records
     size_t slice = 0;
     std::vector<T> data;
     size_t pos = 0;
@@ -183,7 +191,38 @@ class Spool {
     lane_of_.push_back(lane_at_[at]);
   }
 
+  // Runs that come one after another in the order (one's first record not before another's
+  // last) become one run read segment by segment, so the merge compares only runs that overlap.
+  // A spool fed by a few ascending streams in turn (launches nested thread by thread: each
+  // buffer holds one stream's stretch) spills many runs but has as few overlapping as streams.
+  void chain_runs() {
+    std::vector<uint32_t> order(runs_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return less_(runs_[a].first, runs_[b].first); });
+    std::vector<Run> chains;
+    for (uint32_t i : order) {
+      Run& r = runs_[i];
+      // The chain whose last record is the latest one not after r's first (best fit).
+      size_t best = SIZE_MAX;
+      for (size_t c = 0; c < chains.size(); ++c)
+        if (!less_(r.first, chains[c].last) && (best == SIZE_MAX || less_(chains[best].last, chains[c].last))) best = c;
+      if (best == SIZE_MAX) {
+        chains.push_back(std::move(r));
+      } else {
+        chains[best].later.emplace_back(r.offset, r.end);
+        chains[best].last = r.last;
+      }
+    }
+    runs_ = std::move(chains);
+  }
+
   void refill(Run& r) {
+    if (r.offset == r.end && r.next_segment < r.later.size()) {
+      r.offset = r.later[r.next_segment].first;
+      r.end = r.later[r.next_segment].second;
+      ++r.next_segment;
+    }
     size_t n = static_cast<size_t>(std::min<uint64_t>(r.slice, (r.end - r.offset) / sizeof(T)));
     r.data.resize(n);
     r.pos = 0;
@@ -196,7 +235,10 @@ class Spool {
     Run r;
     r.offset = file_.append(buffer_.data(), buffer_.size() * sizeof(T));
     r.end = r.offset + buffer_.size() * sizeof(T);
+    r.first = buffer_.front();
+    r.last = buffer_.back();
     runs_.push_back(std::move(r));
+    ++spilled_;
     buffer_.clear();
   }
 
@@ -283,6 +325,7 @@ class Spool {
   uint64_t size_ = 0;
   SpillFile file_;
   std::vector<Run> runs_;
+  size_t spilled_ = 0;
   std::vector<uint32_t> heap_;  // the runs other than current_ that have records left
   uint32_t current_ = kNoRun;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flamefold/spool.h"
+#include "flamefold/spool_ahead.h"
 
 using flamefold::Spool;
 
@@ -106,6 +107,63 @@ TEST(Spool, ManyTinyRunsStillMerge) {
   // A budget of a few records per run: hundreds of runs merged at once.
   std::vector<Rec> in = interleaved(20000, 4, 11);
   expect_sorted_copy(in, 2048, 100);
+}
+
+// A few ascending streams pushed a stretch of one after a stretch of another (launches nested
+// thread by thread): every spilled run holds one stream's stretch, runs of one stream follow one
+// another, and reading merges one chain of runs per stream, not every run.
+TEST(Spool, RunsThatFollowOneAnotherAreMergedAsOne) {
+  const uint32_t streams = 3;
+  const size_t budget = 64 << 10, per_run = budget / (2 * sizeof(Rec) + 1);  // the spool's run size
+  std::vector<Rec> in;
+  std::vector<int64_t> next(streams, 0);
+  for (int stretch = 0; stretch < 12; ++stretch)
+    for (uint32_t s = 0; s < streams; ++s)
+      for (size_t k = 0; k < 2 * per_run; ++k) {
+        in.push_back(Rec{0, next[s] * streams + s, in.size()});  // the streams interleave finely
+        ++next[s];
+      }
+  std::vector<Rec> want = in;
+  std::sort(want.begin(), want.end(), ByTrackStartSeq());
+  Spool<Rec, ByTrackStartSeq> spool(budget);
+  for (const Rec& r : in) spool.push(r);
+  spool.finish();
+  EXPECT_GE(spool.runs_spilled(), 30u);
+  EXPECT_LE(spool.merge_fan_in(), streams + 1);  // one chain per stream, and the buffer in memory
+  std::vector<Rec> got;
+  Rec r;
+  while (spool.next(r)) got.push_back(r);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i;
+  // Runs that overlap are not chained: rows in no order spill runs that all overlap.
+  Spool<Rec, ByTrackStartSeq> overlapping(64 << 10);
+  for (const Rec& x : interleaved(60000, 4, 5)) overlapping.push(x);
+  overlapping.finish();
+  EXPECT_GE(overlapping.runs_spilled(), 10u);
+  EXPECT_EQ(overlapping.merge_fan_in(), overlapping.runs_spilled() + 1);
+}
+
+// SpoolAhead gives a finished spool's records in the same order, spilled or in memory.
+TEST(Spool, ReadAheadOnAThreadGivesTheSameOrder) {
+  for (size_t budget : {size_t(64) << 20, size_t(16) << 10}) {
+    std::vector<Rec> in = interleaved(50000, 5, 3);
+    std::vector<Rec> want = drain(in, budget);
+    Spool<Rec, ByTrackStartSeq> spool(budget);
+    for (const Rec& r : in) spool.push(r);
+    spool.finish();
+    flamefold::SpoolAhead<Rec, ByTrackStartSeq> ahead(spool);
+    std::vector<Rec> got;
+    Rec r;
+    while (ahead.next(r)) got.push_back(r);
+    ASSERT_EQ(got.size(), want.size()) << budget;
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i << ", budget " << budget;
+    EXPECT_FALSE(ahead.next(r));
+  }
+  Spool<Rec, ByTrackStartSeq> empty;
+  empty.finish();
+  flamefold::SpoolAhead<Rec, ByTrackStartSeq> none(empty);
+  Rec r;
+  EXPECT_FALSE(none.next(r));
 }
 
 TEST(Spool, SpillDirectoryMissingIsAClearError) {

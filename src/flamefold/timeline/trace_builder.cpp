@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "flamefold/spool_ahead.h"
 #include "flamefold/timeline/correlate.h"
 #include "flamefold/timeline/nest.h"
 
@@ -13,6 +14,9 @@ namespace {
 constexpr uint8_t kPhantom = 1;      // placed only to find the call path open at its start
 constexpr uint8_t kNotNested = 2;    // outside the selection: not placed (a launch still joins)
 constexpr uint8_t kProvisional = 4;  // a launch only if confirmed
+
+// Launches read ahead on a second thread at the join from this many on.
+constexpr uint64_t kLaunchesAhead = 65536;
 
 // build_profile's join key: correlation ids restart in every rank.
 bool joinable(uint32_t rank, uint64_t correlation) {
@@ -253,8 +257,13 @@ Profile TraceBuilder::finish() {
   {
     device_->finish();
     if (!launches_sorted_) launches_->finish();
+    // Many launches (an op for each of a million rows, most never confirmed): merged on the
+    // second core, idle by now, while this one joins them.
+    std::optional<SpoolAhead<Launch, ByCorrelation>> launches_ahead;
+    if (launches_->size() >= kLaunchesAhead && read_.threads_to_use != 1) launches_ahead.emplace(*launches_);
+    auto next_launch = [&](Launch& out) { return launches_ahead ? launches_ahead->next(out) : launches_->next(out); };
     Launch l;
-    bool have_l = launches_->next(l);
+    bool have_l = next_launch(l);
     std::vector<Launch> group;  // the launches of one (rank, correlation), in event order
     std::vector<uint8_t> used;
     auto key_before = [](uint32_t ra, uint64_t ca, uint32_t rb, uint64_t cb) { return ra != rb ? ra < rb : ca < cb; };
@@ -272,14 +281,14 @@ Profile TraceBuilder::finish() {
       group.clear();
       used.clear();
       // The next group of launches: provisional ones that were not confirmed are not launches.
-      while (have_l && l.provisional && !confirmed(l.event)) have_l = launches_->next(l);
+      while (have_l && l.provisional && !confirmed(l.event)) have_l = next_launch(l);
       if (!have_l) return false;
       auto take = [&]() {
         if (l.node != kNone && nested_on_thread) l.node = final_node_[l.track][l.node];
         group.push_back(l);
       };
       take();
-      while ((have_l = launches_->next(l)) && l.rank == group[0].rank && l.correlation == group[0].correlation)
+      while ((have_l = next_launch(l)) && l.rank == group[0].rank && l.correlation == group[0].correlation)
         if (!l.provisional || confirmed(l.event)) take();
       used.assign(group.size(), 0);
       return true;

@@ -14,6 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace flamefold::sqlite {
 
 // A REAL time rounded to whole ns. NaN, or a value past int64's range, is no time at all:
@@ -35,12 +39,36 @@ inline int64_t eight_digits(uint64_t w) {
   return static_cast<int64_t>(w & 0xFFFFFFFFull);
 }
 
-// The value of 1-19 ASCII digits (TEXT timestamps), 8 at a time; false when the text is not
-// only digits or the value exceeds INT64_MAX.
+#if defined(__x86_64__)
+// Sixteen ASCII digits as a number with SSE4.1 (on every x86-64 CPU of the last 15 years;
+// checked once): checked and combined pairwise in a few vector steps. False on a non-digit.
+__attribute__((target("sse4.1"))) inline bool sixteen_digits_sse41(const char* s, uint64_t& out) {
+  const __m128i d = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)), _mm_set1_epi8('0'));
+  const __m128i nine = _mm_set1_epi8(9);
+  if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xFFFF) return false;
+  __m128i t = _mm_maddubs_epi16(d, _mm_set1_epi16(0x010A));               // 8 pairs: 10a + b
+  t = _mm_madd_epi16(t, _mm_set1_epi32(0x00010064));                       // 4 quads: 100p + q
+  t = _mm_packus_epi32(t, t);                                              // as 16-bit lanes
+  t = _mm_madd_epi16(t, _mm_set1_epi32(0x00012710));                       // 2 octets: 10000x + y
+  out = static_cast<uint64_t>(static_cast<uint32_t>(_mm_cvtsi128_si32(t))) * 100000000ull +
+        static_cast<uint32_t>(_mm_extract_epi32(t, 1));
+  return true;
+}
+inline const bool kHaveSse41 = __builtin_cpu_supports("sse4.1");
+#endif
+
+// The value of 1-19 ASCII digits (TEXT timestamps), 8 or 16 at a time; false when the text is
+// not only digits or the value exceeds INT64_MAX.
 inline bool digits_value(const char* s, uint32_t n, int64_t& out) {
   if (n == 0 || n > 19) return false;
   uint64_t v = 0;
   uint32_t k = 0;
+#if defined(__x86_64__)
+  if (n >= 16 && kHaveSse41) {
+    if (!sixteen_digits_sse41(s, v)) return false;
+    k = 16;
+  }
+#endif
   for (; k + 8 <= n; k += 8) {
     uint64_t w;
     std::memcpy(&w, s + k, 8);
