@@ -1,13 +1,14 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SQLite reading: the direct table-page scanner (TableScan) against SQLite's API, the Ascend
 # flame graph against seed 000, nsys convert, and byte-identical outputs against an older
 # flamefold binary. Results: bench/RESULTS.md ("SQLite databases").
-# Usage: bench/sqlite.sh BUILD_DIR [BEFORE_BINARY]
+# Usage: [ROUNDS=7] bench/sqlite.sh BUILD_DIR [BEFORE_BINARY]
 #   BUILD_DIR must be configured with -DFLAMEFOLD_BENCH=ON (for sqlite_scan_bench);
 #   BEFORE_BINARY (optional): a flamefold built before the change, for timings and cmp.
 set -eu
 BUILD=${1:?usage: bench/sqlite.sh BUILD_DIR [BEFORE_BINARY]}
 BEFORE=${2:-}
+ROUNDS=${ROUNDS:-7}
 FF="$BUILD/flamefold"
 SCAN="$BUILD/bench/sqlite_scan_bench"
 SHARED=${SHARED:-$(dirname "$0")/../../shared}
@@ -27,15 +28,16 @@ t() {  # label, command...: wall, user, sys, peak RSS of one run
 }
 
 echo "== load: $(cat /proc/loadavg)"
-echo "== Ascend 1M -> HTML, interleaved runs (seed000, [before], after)"
-for i in 1 2 3; do
-  t "seed000 run$i" python3 "$SHARED/baselines/seed000_flamegraph.py" "$ASC" -o "$O/seed000"
-  [ -n "$BEFORE" ] && t "before run$i" "$BEFORE" flamegraph "$ASC" -o "$O/ascend_before.html"
-  t "after run$i" "$FF" flamegraph "$ASC" -o "$O/ascend_after.html"
-done
+echo "== Ascend 1M -> HTML, $ROUNDS interleaved rounds (seed000, [before], after; ratios to after)"
+runs=("seed000=/usr/bin/python3 $SHARED/baselines/seed000_flamegraph.py $ASC -o $O/seed000")
+[ -n "$BEFORE" ] && runs+=("before=$BEFORE flamegraph $ASC -o $O/ascend_before.html")
+runs+=("after=$FF flamegraph $ASC -o $O/ascend_after.html")
+/usr/bin/python3 "$(dirname "$0")/interleave.py" "$ROUNDS" "${runs[@]}"
 
 echo "== raw scans: rows per CPU-second (direct pages vs SQLite API; second pair is warm)"
 "$SCAN" scan "$ASC" PYTORCH_API startNs endNs globalTid name connectionId
+echo "== the Ascend host table as the flame graph reads it (TEXT times parsed), direct scan alone"
+"$SCAN" times "$ASC" PYTORCH_API 2 startNs endNs globalTid connectionId name callchainId
 "$SCAN" scan "$NSYS" CUPTI_ACTIVITY_KIND_KERNEL start end deviceId streamId correlationId globalPid shortName
 "$SCAN" scan "$NSYS" CUPTI_ACTIVITY_KIND_RUNTIME start end globalTid correlationId nameId eventClass callchainId
 echo "== reader phases (CPU-s of the process during the phase)"
@@ -52,7 +54,11 @@ done
 if [ -n "$BEFORE" ]; then
   echo "== identical outputs (cmp)"
   same() { if cmp -s "$1" "$2"; then echo "same: $3"; else echo "DIFFERENT: $3"; fi; }
-  same "$O/ascend_before.html" "$O/ascend_after.html" "ascend 1M flamegraph HTML"
+  # The pages' payloads (their gzip members may be cut differently).
+  if [ "$(/usr/bin/python3 "$(dirname "$0")/html_payload.py" "$O/ascend_before.html" | sed 's/.*md5 //')" = \
+       "$(/usr/bin/python3 "$(dirname "$0")/html_payload.py" "$O/ascend_after.html" | sed 's/.*md5 //')" ]; then
+    echo "same: ascend 1M flamegraph HTML payload"
+  else echo "DIFFERENT: ascend 1M flamegraph HTML payload"; fi
   same "$O/nsys_before.json" "$O/nsys_after.json" "nsys 450k convert JSON"
   for v in "" "--weight npu" "--stacks callchain"; do
     "$BEFORE" collapse $v "$ASC" >"$O/c_before.folded" 2>/dev/null

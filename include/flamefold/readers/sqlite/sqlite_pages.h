@@ -82,6 +82,8 @@ class PageScanner {
   bool advance_to_leaf();               // moves to the next leaf with cells left; false at the end
   void leaf_done(uint32_t page);        // a leaf read to its end: released with the others, 256 KB at a time
   void decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out);
+  bool decode_simple_record(const uint8_t* rec, uint64_t size, Value* out);
+  static void decode_value(uint64_t st, uint64_t len, const uint8_t* d, bool real, Value& v);
   const uint8_t* gather_overflow(const uint8_t* local, uint64_t local_size, uint64_t total, uint32_t first, uint32_t page);
 
   std::shared_ptr<const FileImage> image_;
@@ -90,6 +92,7 @@ class PageScanner {
   std::string table_;
   std::vector<ColumnSource> columns_;
   std::vector<int32_t> slot_of_record_;      // record column -> first output column, or -1
+  std::vector<uint8_t> real_of_record_;      // record column -> read with REAL affinity
   std::vector<std::pair<uint32_t, uint32_t>> duplicates_;  // (from, to): a column selected twice
   std::vector<uint32_t> rowid_slots_;
   uint32_t last_record_column_ = 0;          // record columns needed: [0, last)

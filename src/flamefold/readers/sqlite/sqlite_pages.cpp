@@ -35,6 +35,20 @@ inline bool get_varint(const uint8_t*& q, const uint8_t* end, uint64_t& v) {
     v = *q++;
     return true;
   }
+  if (end - q >= 3) {  // two or three bytes (rowids up to 2 million): no check per byte
+    const uint64_t b0 = q[0] & 0x7F, b1 = q[1];
+    if (b1 < 0x80) {
+      v = b0 << 7 | b1;
+      q += 2;
+      return true;
+    }
+    const uint64_t b2 = q[2];
+    if (b2 < 0x80) {
+      v = b0 << 14 | (b1 & 0x7F) << 7 | b2;
+      q += 3;
+      return true;
+    }
+  }
   v = 0;
   for (int k = 0; k < 9; ++k) {
     if (q >= end) return false;
@@ -189,6 +203,9 @@ PageScanner::PageScanner(std::shared_ptr<const FileImage> image, std::string fil
     else duplicates_.emplace_back(static_cast<uint32_t>(slot_of_record_[src.record_index]), c);
   }
   last_record_column_ = static_cast<uint32_t>(slot_of_record_.size());
+  real_of_record_.assign(last_record_column_, 0);
+  for (uint32_t k = 0; k < last_record_column_; ++k)
+    if (slot_of_record_[k] >= 0) real_of_record_[k] = columns_[static_cast<uint32_t>(slot_of_record_[k])].real_affinity;
   stack_.reserve(64);
   visited_.assign(image_->pages / 64 + 1, 0);
 }
@@ -400,7 +417,62 @@ const uint8_t* PageScanner::gather_overflow(const uint8_t* local, uint64_t local
   return reinterpret_cast<const uint8_t*>(dst);
 }
 
+// One value of serial type st (not 10 or 11) whose len bytes start at d.
+inline void PageScanner::decode_value(uint64_t st, uint64_t len, const uint8_t* d, bool real, Value& v) {
+  if (st - 1 < 6) {  // integers of 1, 2, 3, 4, 6 or 8 bytes: the usual value
+    v.type = SQLITE_INTEGER;
+    v.i = be_int(d, static_cast<uint32_t>(len));
+  } else if (st >= 12) {
+    v.type = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
+    v.s = reinterpret_cast<const char*>(d);
+    v.n = static_cast<uint32_t>(len);
+  } else if (st == 7) {
+    uint64_t u = static_cast<uint64_t>(be_int(d, 8));
+    std::memcpy(&v.f, &u, 8);
+    v.type = v.f == v.f ? SQLITE_FLOAT : SQLITE_NULL;  // SQLite reads a stored NaN as NULL
+  } else if (st == 0) {
+    v.type = SQLITE_NULL;
+  } else {  // 8 and 9: the constants 0 and 1
+    v.type = SQLITE_INTEGER;
+    v.i = static_cast<int64_t>(st - 8);
+  }
+  if (v.type == SQLITE_INTEGER && real) {
+    // SQLite stores integral REAL values as integers and converts them back on reading.
+    v.type = SQLITE_FLOAT;
+    v.f = static_cast<double>(v.i);
+  }
+}
+
+// The usual record: a one-byte header size, a one-byte serial type for every column read (text
+// and blobs under 58 bytes), every value inside the record. False (nothing reported) for any
+// other record, which the checked path below then reads.
+inline bool PageScanner::decode_simple_record(const uint8_t* rec, uint64_t size, Value* out) {
+  const uint32_t last = last_record_column_;
+  const uint64_t header_size = rec[0];
+  if (header_size >= 0x80 || header_size < 1 + uint64_t{last} || header_size > size) return false;
+  const uint8_t* h = rec + 1;
+  uint64_t data = header_size;
+  const int32_t* slot_of = slot_of_record_.data();
+  for (uint32_t c = 0; c < last; ++c) {
+    const uint64_t st = h[c];
+    if (st >= 0x80 || st == 10 || st == 11) return false;
+    const uint64_t len = serial_size(st);
+    if (data + len > size) return false;
+    if (slot_of[c] >= 0) decode_value(st, len, rec + data, real_of_record_[c], out[slot_of[c]]);
+    data += len;
+  }
+  return true;
+}
+
 void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out) {
+  if (decode_simple_record(rec, size, out)) {
+    for (uint32_t s : rowid_slots_) {
+      out[s].type = SQLITE_INTEGER;
+      out[s].i = rowid;
+    }
+    for (auto [from, to] : duplicates_) out[to] = out[from];
+    return;
+  }
   const uint8_t* rec_end = rec + size;
   const uint8_t* h = rec;
   uint64_t header_size = 0;
@@ -425,30 +497,7 @@ void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid
       if (st == 10 || st == 11) corrupt(page, "a record uses reserved serial type " + std::to_string(st));
       if (len > size || data + len > size)
         corrupt(page, "a value runs past the end of its record (rowid " + std::to_string(rowid) + ")");
-      const uint8_t* d = rec + data;
-      Value& v = out[slot];
-      if (st - 1 < 6) {  // integers of 1, 2, 3, 4, 6 or 8 bytes: the usual value
-        v.type = SQLITE_INTEGER;
-        v.i = be_int(d, static_cast<uint32_t>(len));
-      } else if (st >= 12) {
-        v.type = (st & 1) ? SQLITE_TEXT : SQLITE_BLOB;
-        v.s = reinterpret_cast<const char*>(d);
-        v.n = static_cast<uint32_t>(len);
-      } else if (st == 7) {
-        uint64_t u = static_cast<uint64_t>(be_int(d, 8));
-        std::memcpy(&v.f, &u, 8);
-        v.type = v.f == v.f ? SQLITE_FLOAT : SQLITE_NULL;  // SQLite reads a stored NaN as NULL
-      } else if (st == 0) {
-        v.type = SQLITE_NULL;
-      } else {  // 8 and 9: the constants 0 and 1
-        v.type = SQLITE_INTEGER;
-        v.i = static_cast<int64_t>(st - 8);
-      }
-      if (v.type == SQLITE_INTEGER && columns_[slot].real_affinity) {
-        // SQLite stores integral REAL values as integers and converts them back on reading.
-        v.type = SQLITE_FLOAT;
-        v.f = static_cast<double>(v.i);
-      }
+      decode_value(st, len, rec + data, columns_[slot].real_affinity, out[slot]);
     }
     data += len > size ? size + 1 : len;
   }
