@@ -54,7 +54,7 @@ __attribute__((target("sse4.1"))) inline bool sixteen_digits_sse41(const char* s
         static_cast<uint32_t>(_mm_extract_epi32(t, 1));
   return true;
 }
-inline const bool kHaveSse41 = __builtin_cpu_supports("sse4.1");
+inline const bool kHaveSse41 = (__builtin_cpu_init(), __builtin_cpu_supports("sse4.1"));
 #endif
 
 // The value of 1-19 ASCII digits (TEXT timestamps), 8 or 16 at a time; false when the text is
