@@ -382,6 +382,22 @@ TEST(SqliteScanDamaged, OverflowChainLoopIsAClearError) {
   EXPECT_NE(scan_all(path, "t", {"a", "s"}).find("beyond the end of the file"), std::string::npos);
 }
 
+// A cell whose record is empty, at the very end of the file's last page: nothing past it may be
+// read (the mapping ends there), and the scan reports the record.
+TEST(SqliteScanDamaged, EmptyRecordAtTheEndOfTheFileIsAClearError) {
+  std::string path = make_file("tail.db", "PRAGMA page_size=4096",
+                               "CREATE TABLE t(a INTEGER, b INTEGER); INSERT INTO t VALUES (1, 2), (3, 4)");
+  ASSERT_EQ(std::filesystem::file_size(path), 2u * 4096);  // the schema, then t's only (leaf) page
+  EXPECT_EQ(scan_all(path, "t", {"a", "b"}), "");
+  // Cell 0's pointer (bytes 8-9 of the leaf page) to the page's last two bytes: a payload size
+  // of 0 and rowid 1, its (empty) record ending where the file does.
+  write_at(path, 4096 + 8, std::string{static_cast<char>(0x0F), static_cast<char>(0xFE)});
+  write_at(path, 4096 + 4094, std::string{'\0', '\1'});
+  std::string err = scan_all(path, "t", {"a", "b"});
+  EXPECT_NE(err.find("tail.db:table t page 2"), std::string::npos) << err;
+  EXPECT_NE(err.find("record header"), std::string::npos) << err;
+}
+
 TEST(SqliteScanDamaged, TreeLoopIsAClearError) {
   std::string path = make_file("big.db", "PRAGMA page_size=512", kBig);
   sqlite::Db db = sqlite::Db::open(path);

@@ -447,6 +447,7 @@ inline void PageScanner::decode_value(uint64_t st, uint64_t len, const uint8_t* 
 // and blobs under 58 bytes), every value inside the record. False (nothing reported) for any
 // other record, which the checked path below then reads.
 inline bool PageScanner::decode_simple_record(const uint8_t* rec, uint64_t size, Value* out) {
+  if (size == 0) return false;  // (an empty record may end where the file does: rec[0] is not there)
   const uint32_t last = last_record_column_;
   const uint64_t header_size = rec[0];
   if (header_size >= 0x80 || header_size < 1 + uint64_t{last} || header_size > size) return false;
