@@ -36,31 +36,12 @@ add() {  # label binary
 [[ -n $before ]] && add before "$before"
 add new "$build/flamefold"
 
-/usr/bin/python3 - "$rounds" "${cmds[@]}" <<'EOF'
-import statistics, subprocess, sys
-rounds = int(sys.argv[1])
-cmds = [a.split('=', 1) for a in sys.argv[2:]]
-runs = {label: [] for label, _ in cmds}
-for _ in range(rounds):
-    for label, cmd in cmds:
-        r = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M', 'bash', '-c', cmd + ' 2>/dev/null'],
-                           capture_output=True, text=True)
-        runs[label].append(tuple(map(float, r.stderr.strip().splitlines()[-1].split())))
-med = {label: statistics.median(x[0] for x in v) for label, v in runs.items()}
-print(f"{'':16} {'median s':>9} {'min':>6} {'max':>6} {'user':>6} {'sys':>6} {'RSS MB':>7}  walls")
-for label, v in runs.items():
-    print(f"{label:16} {med[label]:9.3f} {min(x[0] for x in v):6.2f} {max(x[0] for x in v):6.2f} "
-          f"{statistics.median(x[1] for x in v):6.2f} {statistics.median(x[2] for x in v):6.2f} "
-          f"{max(x[3] for x in v) / 1024:7.0f}  {' '.join(f'{x[0]:.2f}' for x in v)}")
-if 'inferno svg' in med:
-    for label in med:
-        if label.startswith('new') and ' rep ' not in label:
-            print(f"inferno svg / {label}: {med['inferno svg'] / med[label]:.2f}x")
-for label in med:
-    if label.startswith('before'):
-        new = 'new' + label[len('before'):]
-        print(f"{label} / {new}: {med[label] / med[new]:.2f}x")
-EOF
+ratios=()
+for kind in svg html info collapse "rep html" "rep info"; do
+  [[ $kind != rep* ]] && ratios+=(--ratio "inferno svg/new $kind")
+  [[ -n $before ]] && ratios+=(--ratio "before $kind/new $kind")
+done
+/usr/bin/python3 "$here/bench/interleave.py" "$rounds" "${ratios[@]}" "${cmds[@]}"
 if [[ -n $before ]]; then
   for kind in svg html info folded rep.html rep.info; do
     cmp -s "$dir/u-before.$kind" "$dir/u-new.$kind" && echo "$kind: same bytes" || echo "$kind: DIFFERENT"

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Runs commands interleaved round by round and prints, per command, the median wall time (to the
-millisecond: /usr/bin/time's 10 ms steps are too coarse for runs of a third of a second), the
-spread, the median user and sys CPU and the peak RSS of the command's own process tree, then each
-command's time as a multiple of the last one's.
+"""Runs commands interleaved round by round, so that the machine's drifts fall on all of them
+alike, and prints per command the median wall time (to the millisecond: /usr/bin/time's 10 ms
+steps are too coarse for runs of a third of a second), the spread, the median user and sys CPU,
+the peak RSS of the command's own process tree and every round's wall time; then the ratios asked
+for, of one label's median to another's.
 
-  bench/interleave.py ROUNDS "label=shell command" ...   (the last command is the reference)
+  bench/interleave.py ROUNDS [--ratio A/B ...] "label=shell command" ...
+
+A command that fails stops the script, naming it.
 """
-import os
 import statistics
 import subprocess
 import sys
@@ -28,24 +30,32 @@ def run(cmd, report):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    if not args:
         sys.exit(__doc__)
-    rounds = int(sys.argv[1])
-    cmds = [arg.split('=', 1) for arg in sys.argv[2:]]
+    rounds = int(args.pop(0))
+    ratios = []
+    while len(args) >= 2 and args[0] == '--ratio':
+        ratios.append(args[1].split('/', 1))
+        del args[:2]
+    if not args:
+        sys.exit(__doc__)
+    cmds = [arg.split('=', 1) for arg in args]
     runs = {label: [] for label, _ in cmds}
     with tempfile.NamedTemporaryFile() as report:
         for _ in range(rounds):
             for label, cmd in cmds:
                 runs[label].append(run(cmd, report.name))
     med = {label: statistics.median(r[0] for r in v) for label, v in runs.items()}
-    print(f"{'':12} {'median s':>9} {'min':>7} {'max':>7} {'user':>6} {'sys':>6} {'RSS MB':>7}")
+    width = max(len(label) for label in runs)
+    print(f"{'':{width}} {'median s':>9} {'min':>7} {'max':>7} {'user':>6} {'sys':>6} {'RSS MB':>7}  walls")
     for label, v in runs.items():
-        print(f"{label:12} {med[label]:9.3f} {min(r[0] for r in v):7.3f} {max(r[0] for r in v):7.3f} "
+        print(f"{label:{width}} {med[label]:9.3f} {min(r[0] for r in v):7.3f} {max(r[0] for r in v):7.3f} "
               f"{statistics.median(r[1] for r in v):6.2f} {statistics.median(r[2] for r in v):6.2f} "
-              f"{max(r[3] for r in v):7.1f}")
-    ref = cmds[-1][0]
-    for label, _ in cmds[:-1]:
-        print(f"{label} / {ref}: {med[label] / med[ref]:.2f}x")
+              f"{max(r[3] for r in v):7.1f}  {' '.join(f'{r[0]:.3f}' for r in v)}")
+    for a, b in ratios:
+        if a in med and b in med:
+            print(f"{a} / {b}: {med[a] / med[b]:.2f}x")
 
 
 if __name__ == '__main__':

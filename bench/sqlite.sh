@@ -21,18 +21,12 @@ gen gen_nsys_sqlite.py "$D/nsys_450k.sqlite" "--kernels 450000"
 ASC=$D/ascend_pytorch_profiler_1m_0.db
 NSYS=$D/nsys_450k.sqlite
 
-t() {  # label, command...: wall, user, sys, peak RSS of one run
-  label=$1; shift
-  /usr/bin/time -f "$label: %e s wall, %U s user, %S s sys, %M KB peak" "$@" >/dev/null 2>"$O/err" || { cat "$O/err"; exit 1; }
-  tail -1 "$O/err"
-}
-
 echo "== load: $(cat /proc/loadavg)"
-echo "== Ascend 1M -> HTML, $ROUNDS interleaved rounds (seed000, [before], after; ratios to after)"
+echo "== Ascend 1M -> HTML, $ROUNDS interleaved rounds (seed000, [before], after)"
 runs=("seed000=/usr/bin/python3 $SHARED/baselines/seed000_flamegraph.py $ASC -o $O/seed000")
 [ -n "$BEFORE" ] && runs+=("before=$BEFORE flamegraph $ASC -o $O/ascend_before.html")
 runs+=("after=$FF flamegraph $ASC -o $O/ascend_after.html")
-/usr/bin/python3 "$(dirname "$0")/interleave.py" "$ROUNDS" "${runs[@]}"
+/usr/bin/python3 "$(dirname "$0")/interleave.py" "$ROUNDS" --ratio seed000/after --ratio before/after "${runs[@]}"
 
 echo "== raw scans: rows per CPU-second (direct pages vs SQLite API; second pair is warm)"
 "$SCAN" scan "$ASC" PYTORCH_API startNs endNs globalTid name connectionId
@@ -45,11 +39,11 @@ for i in 1 2 3; do "$SCAN" ascend "$ASC"; done
 for i in 1 2 3; do "$SCAN" ascend-j1 "$ASC"; done
 for i in 1 2 3; do "$SCAN" nsys "$NSYS"; done
 
-echo "== nsys 450k convert ([before], after)"
-for i in 1 2 3; do
-  [ -n "$BEFORE" ] && t "before run$i" "$BEFORE" convert "$NSYS" -o "$O/nsys_before.json"
-  t "after run$i" "$FF" convert "$NSYS" -o "$O/nsys_after.json"
-done
+echo "== nsys 450k convert, $ROUNDS interleaved rounds ([before], after)"
+runs=()
+[ -n "$BEFORE" ] && runs+=("before=$BEFORE convert $NSYS -o $O/nsys_before.json")
+runs+=("after=$FF convert $NSYS -o $O/nsys_after.json")
+/usr/bin/python3 "$(dirname "$0")/interleave.py" "$ROUNDS" --ratio before/after "${runs[@]}"
 
 if [ -n "$BEFORE" ]; then
   echo "== identical outputs (cmp)"

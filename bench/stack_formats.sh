@@ -25,22 +25,7 @@ if [[ -d $peers ]]; then
          "perl stap=perl $peers/FlameGraph/stackcollapse-stap.pl $dir/stap.txt > $dir/stap.pl")
 fi
 
-/usr/bin/python3 - "$rounds" "${cmds[@]}" <<'EOF'
-import statistics, subprocess, sys
-rounds = int(sys.argv[1])
-cmds = [a.split('=', 1) for a in sys.argv[2:]]
-runs = {label: [] for label, _ in cmds}
-for _ in range(rounds):
-    for label, cmd in cmds:
-        r = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M', 'bash', '-c', cmd + ' 2>/dev/null'],
-                           capture_output=True, text=True)
-        runs[label].append(tuple(map(float, r.stderr.strip().splitlines()[-1].split())))
-print(f"{'':16} {'median s':>9} {'min':>6} {'max':>6} {'user':>6} {'sys':>6} {'RSS MB':>7}  walls")
-for label, v in runs.items():
-    print(f"{label:16} {statistics.median(x[0] for x in v):9.3f} {min(x[0] for x in v):6.2f} {max(x[0] for x in v):6.2f} "
-          f"{statistics.median(x[1] for x in v):6.2f} {statistics.median(x[2] for x in v):6.2f} "
-          f"{max(x[3] for x in v) / 1024:7.0f}  {' '.join(f'{x[0]:.2f}' for x in v)}")
-EOF
+/usr/bin/python3 "$here/bench/interleave.py" "$rounds" "${cmds[@]}"
 if [[ -d $peers ]]; then
   for out in dtrace.inferno dtrace.pl; do cmp -s "$dir/dtrace.ff" "$dir/$out" && echo "dtrace: same as $out" || echo "dtrace: DIFFERENT from $out"; done
   cmp -s "$dir/stap.ff" "$dir/stap.pl" && echo "stap: same as stap.pl" || echo "stap: DIFFERENT from stap.pl"

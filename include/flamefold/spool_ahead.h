@@ -33,21 +33,12 @@ class SpoolAhead {
 
   // The next record in the spool's order; false when all were read.
   bool next(T& out) {
-    if (at_ == batch_.size()) {
-      at_ = 0;
-      if (!ahead_.next(batch_)) {
-        batch_.clear();  // (handed back to the worker: asked again, still the end)
-        return false;
-      }
-    }
-    out = batch_[at_++];
-    return true;
+    return records_.next(out, [this](std::vector<T>& batch) { return ahead_.next(batch); });
   }
 
  private:
   static constexpr size_t kBatchRecords = 4096, kBatches = 4;
-  std::vector<T> batch_;
-  size_t at_ = 0;
+  BatchCursor<T> records_;
   WorkAhead<std::vector<T>> ahead_;  // last: its worker starts at once
 };
 

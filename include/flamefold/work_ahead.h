@@ -119,4 +119,28 @@ class WorkAhead {
   std::thread worker_;  // last: started once the members it uses exist
 };
 
+// Elements one at a time from batches made ahead (ScanAhead's rows, SpoolAhead's records):
+// `more(batch)` replaces the spent batch with the next one, false at the end. Asked again after
+// the end, it is still the end (the spent batch went back to the worker).
+template <class T>
+class BatchCursor {
+ public:
+  template <class More>
+  bool next(T& out, More&& more) {
+    while (at_ == batch_.size()) {
+      at_ = 0;
+      if (!more(batch_)) {
+        batch_.clear();
+        return false;
+      }
+    }
+    out = batch_[at_++];
+    return true;
+  }
+
+ private:
+  std::vector<T> batch_;
+  size_t at_ = 0;
+};
+
 }  // namespace flamefold

@@ -347,6 +347,29 @@ TEST(HtmlWriter, FrontCodedStringsSplitBetweenThreadsDecodeWhole) {
   EXPECT_GE(sharing, want.size() * 31 / 32 - 32);
 }
 
+namespace {
+
+// `layers` leaves of two frames each (a module, then a numbered layer), weighted 1-5 samples,
+// in `p`; their stacks in `want`.
+void add_module_layers(Profile& p, int samples, int layers, std::map<std::string, double>& want) {
+  for (int i = 0; i < layers; ++i) {
+    std::string mod = "torch.nn.modules.module_" + std::to_string(i % 97);
+    std::string leaf = "layer_" + std::to_string(i) + "(model/blocks/transformer_block.py:" + std::to_string(i % 900) + ")";
+    NodeId l = p.child(p.child(0, p.symbols.frame(mod)), p.symbols.frame(leaf));
+    p.add(l, samples, 1 + i % 5);
+    want[mod + ";" + leaf] += 1 + i % 5;
+  }
+}
+
+// The decoded page's stacks of two frames or more, by samples.
+std::map<std::string, double> leaf_stacks(const std::string& payload, size_t columns, int samples) {
+  std::map<std::string, double> got = stacks_of(decode(payload, columns), samples);
+  for (auto it = got.begin(); it != got.end();) it = it->first.find(';') == std::string::npos ? got.erase(it) : std::next(it);
+  return got;
+}
+
+}  // namespace
+
 // A payload of 4 to 16 MB (the shape of a long sampling run: a few hundred thousand nodes) is
 // also written in members while it is built, its strings front-coded, rather than compressed
 // whole at level 6 afterwards; it decodes to the same stacks.
@@ -354,23 +377,14 @@ TEST(HtmlWriter, MidSizedPayloadIsWrittenInGzipMembers) {
   Profile p;
   int samples = p.add_column("samples", "samples");
   std::map<std::string, double> want;
-  for (int i = 0; i < 100000; ++i) {
-    std::string mod = "torch.nn.modules.module_" + std::to_string(i % 97);
-    std::string leaf = "layer_" + std::to_string(i) + "(model/blocks/transformer_block.py:" + std::to_string(i % 900) + ")";
-    NodeId l = p.child(p.child(0, p.symbols.frame(mod)), p.symbols.frame(leaf));
-    p.add(l, samples, 1 + i % 5);
-    want[mod + ";" + leaf] += 1 + i % 5;
-  }
+  add_module_layers(p, samples, 100000, want);
   std::string html = write_to_string(p, {}, "mid.html");
   std::string payload = payload_of(html);
   EXPECT_GT(payload.size(), size_t(4) << 20);
   EXPECT_LT(payload.size(), size_t(16) << 20);
   EXPECT_GE(html_payload::payload_members(html), 2u);
   EXPECT_NE(payload.find("\"front_coded\":true"), std::string::npos);
-  Decoded d = decode(payload, p.columns.size());
-  std::map<std::string, double> got = stacks_of(d, samples);
-  for (auto it = got.begin(); it != got.end();) it = it->first.find(';') == std::string::npos ? got.erase(it) : std::next(it);
-  EXPECT_EQ(got, want);
+  EXPECT_EQ(leaf_stacks(payload, p.columns.size(), samples), want);
 }
 
 // A payload built whole of 256 KB to 4 MB (a 1M-call Ascend DB's is 0.8 MB, mostly its flame
@@ -379,23 +393,14 @@ TEST(HtmlWriter, QuarterMegabytePayloadIsTwoMembersCompressedAtOnce) {
   Profile p;
   int samples = p.add_column("samples", "samples");
   std::map<std::string, double> want;
-  for (int i = 0; i < 12000; ++i) {
-    std::string mod = "torch.nn.modules.module_" + std::to_string(i % 97);
-    std::string leaf = "layer_" + std::to_string(i) + "(model/blocks/transformer_block.py:" + std::to_string(i % 900) + ")";
-    NodeId l = p.child(p.child(0, p.symbols.frame(mod)), p.symbols.frame(leaf));
-    p.add(l, samples, 1 + i % 5);
-    want[mod + ";" + leaf] += 1 + i % 5;
-  }
+  add_module_layers(p, samples, 12000, want);
   std::string html = write_to_string(p, {}, "quarter.html");
   std::string payload = payload_of(html);
   EXPECT_GT(payload.size(), size_t(256) << 10);
   EXPECT_LT(payload.size(), size_t(4) << 20);
   EXPECT_EQ(html_payload::payload_members(html), 2u);
   EXPECT_EQ(payload.find("\"front_coded\":true"), std::string::npos);  // built whole, not in members
-  Decoded d = decode(payload, p.columns.size());
-  std::map<std::string, double> got = stacks_of(d, samples);
-  for (auto it = got.begin(); it != got.end();) it = it->first.find(';') == std::string::npos ? got.erase(it) : std::next(it);
-  EXPECT_EQ(got, want);
+  EXPECT_EQ(leaf_stacks(payload, p.columns.size(), samples), want);
 }
 
 // Small payloads stay one gzip member, as before.

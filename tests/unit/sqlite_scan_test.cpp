@@ -523,6 +523,19 @@ TEST(SqliteScanAhead, ChainedScansGiveEveryRowInOrder) {
   EXPECT_EQ(expect, -50001);
 }
 
+// RowSource gives a scan ahead's rows one at a time, and once they are out it stays at the end.
+TEST(SqliteScanAhead, RowSourceGivesEveryRowAndThenStaysAtTheEnd) {
+  std::string path = make_file("two_tables.db", "PRAGMA page_size=4096", kTwoTables);
+  sqlite::Db db = sqlite::Db::open(path);
+  auto decode = [](const sqlite::TableScan& s) { return s.i64(0); };
+  sqlite::RowSource<int64_t> rows(db, "first", {"v"}, "table first", decode, ahead_of(path, "first", nullptr, nullptr));
+  int64_t v = 0, expect = 1;
+  while (rows.next(v)) ASSERT_EQ(v, expect++);
+  EXPECT_EQ(expect, 50001);
+  EXPECT_FALSE(rows.next(v));
+  EXPECT_FALSE(rows.next(v));
+}
+
 TEST(SqliteScanAhead, DroppingChainedScansEarlyEndsTheirWorkers) {
   std::string path = make_file("two_tables.db", "PRAGMA page_size=4096", kTwoTables);
   for (int taken = 0; taken < 3; ++taken) {

@@ -1,8 +1,9 @@
 // The interactive HTML flame graph: web/viewer.html with web/viewer.css and the scripts of
 // web/viewer/ (joined at build time into the asset viewer.js) inline, and the profile as one
 // gzip + base64 payload that the page inflates with DecompressionStream. A payload of 4 MB or
-// more is several gzip members of ~4 MB, compressed on a second thread while it is built, each
-// in base64 of its own and separated by '.' (DecompressionStream stops at a member's end).
+// more is several gzip members of ~4 MB, compressed on a second thread while it is built; one of
+// 256 KB to 4 MB is two members, compressed at once after it is built. Each member is in base64
+// of its own, separated by '.' (DecompressionStream stops at a member's end).
 // Base64 has no character that means anything to HTML, so no frame name, however hostile, can
 // end the <script> element that carries it.
 //
@@ -731,15 +732,10 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   return members.has_value();
 }
 
-// A payload too small for members while it is built but this big or more is still compressed
-// as two members on two threads: level 6 takes 10-15 ms for the 0.8 MB of a 1M-call Ascend DB.
+// A payload built whole (too small for members while it is built) of this many bytes or more is
+// still compressed as two members, one by GzipMembers' worker and one by the writer: level 6
+// takes 10-15 ms for the 0.8 MB of a 1M-call Ascend DB, with nothing else to run beside it.
 constexpr size_t kTwoMembersFrom = size_t(256) << 10;
-
-// A part of a payload built whole: level 1 only when the payload outgrew the estimate it was
-// built by.
-std::string gzip(std::string_view part, size_t payload_bytes) {
-  return gzip_compress(part, payload_bytes >= kFastCompressionFrom ? 1 : 6, "the HTML payload");
-}
 
 void append_base64(std::string& out, std::string_view in) {
   static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -796,19 +792,11 @@ void write_html(const Profile& profile, OutputFile& out, const WriteOptions& opt
   };
   std::string payload;
   if (!build_payload(profile, options, payload, emit)) {
-    if (payload.size() >= kTwoMembersFrom) {
-      // Two members compressed at once, one per core: the last step of the write, with nothing
-      // else to run beside it.
-      const std::string_view all(payload), first = all.substr(0, all.size() / 2), second = all.substr(all.size() / 2);
-      std::string packed_first, packed_second;
-      on_two_threads([&] { packed_first = gzip(first, all.size()); }, [&] { packed_second = gzip(second, all.size()); });
-      payload = {};
-      emit(packed_first);
-      emit(packed_second);
-    } else {
-      emit(gzip(payload, payload.size()));
-      payload = {};
-    }
+    // Level 1 only when the payload outgrew the estimate it was built by.
+    const size_t n = payload.size();
+    GzipMembers whole(n >= kFastCompressionFrom ? 1 : 6, n >= kTwoMembersFrom ? (n + 1) / 2 : n, emit, "the HTML payload");
+    whole.add_stable(payload);
+    whole.finish();
   }
   up_to("/*FF:SCRIPT*/");
   out.write(asset("viewer.js"));

@@ -113,20 +113,14 @@ class RowSource {
       r = decode_(*scan_);
       return true;
     }
-    if (at_ == batch_.size()) {
-      if (!ahead_->next_batch(batch_)) return false;
-      at_ = 0;
-    }
-    r = batch_[at_++];
-    return true;
+    return batches_.next(r, [this](std::vector<Row>& batch) { return ahead_->next_batch(batch); });
   }
 
  private:
   typename ScanAhead<Row>::Decode decode_;
   std::unique_ptr<ScanAhead<Row>> ahead_;
   std::unique_ptr<TableScan> scan_;
-  std::vector<Row> batch_;
-  size_t at_ = 0;
+  BatchCursor<Row> batches_;
 };
 
 }  // namespace flamefold::sqlite

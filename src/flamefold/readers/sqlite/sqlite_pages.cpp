@@ -498,7 +498,7 @@ void PageScanner::decode_record(const uint8_t* rec, uint64_t size, int64_t rowid
       if (st == 10 || st == 11) corrupt(page, "a record uses reserved serial type " + std::to_string(st));
       if (len > size || data + len > size)
         corrupt(page, "a value runs past the end of its record (rowid " + std::to_string(rowid) + ")");
-      decode_value(st, len, rec + data, columns_[slot].real_affinity, out[slot]);
+      decode_value(st, len, rec + data, real_of_record_[c], out[slot]);
     }
     data += len > size ? size + 1 : len;
   }
