@@ -508,7 +508,18 @@ size_t front_code(const std::vector<std::string_view>& strings, size_t from, siz
   };
   std::string_view before;
   size_t bytes = 0;
+  // The lengths are written through a pointer, into room made for a block of strings at a time.
+  constexpr size_t kRoomFor = 1024;
+  char* w = nullptr;
+  size_t room_left = 0;
   for (size_t k = from; k < to; ++k) {
+    if (room_left == 0) {
+      const size_t at = w ? static_cast<size_t>(w - lengths.data()) : lengths.size();
+      lengths.resize(at + kRoomFor * 20);
+      w = lengths.data() + at;
+      room_left = kRoomFor;
+    }
+    --room_left;
     if (k % kFrontRestart == 0) before = {};  // a block starts: this string is whole
     if (k + kStringsAhead < to) flamefold::prefetch(strings[k + kStringsAhead].data());
     const std::string_view s = valid(k);
@@ -520,13 +531,14 @@ size_t front_code(const std::vector<std::string_view>& strings, size_t from, siz
     while (shared < most && before[shared] == s[shared]) ++shared;
     while (shared > 0 && shared < s.size() && (static_cast<unsigned char>(s[shared]) & 0xC0) == 0x80) --shared;
     const std::string_view suffix = s.substr(shared);
-    put_varint(lengths, utf16_units(s.substr(0, shared)));
-    put_varint(lengths, utf16_units(suffix));
+    w = put_varint(w, utf16_units(s.substr(0, shared)));
+    w = put_varint(w, utf16_units(suffix));
     blob += suffix;
     bytes += suffix.size();
     before = s;
     if (members && (k & 1023) == 1023) members->cut_if_full();  // `before` stays where it is kept
   }
+  if (w) lengths.resize(static_cast<size_t>(w - lengths.data()));
   return bytes;
 }
 
@@ -535,8 +547,9 @@ size_t front_code(const std::vector<std::string_view>& strings, size_t from, siz
 void put_tree(std::string& out, const Profile& p, const std::vector<NodeId>& dfs, const std::vector<uint32_t>& depth,
               const std::vector<uint32_t>& rank) {
   put_varint(out, dfs.size());
-  for (size_t k = 1; k < dfs.size(); ++k) put_varint(out, depth[dfs[k - 1]] + 1 - depth[dfs[k]]);
-  for (size_t k = 1; k < dfs.size(); ++k) put_varint(out, rank[p.frame[dfs[k]]]);
+  const size_t steps = dfs.empty() ? 0 : dfs.size() - 1;
+  put_varints(out, steps, [&](size_t k) { return depth[dfs[k]] + 1 - depth[dfs[k + 1]]; });
+  put_varints(out, steps, [&](size_t k) { return rank[p.frame[dfs[k + 1]]]; });
   for (const WeightColumn& col : p.columns) {
     bool integral = true;
     for (double v : col.self)
@@ -545,13 +558,12 @@ void put_tree(std::string& out, const Profile& p, const std::vector<NodeId>& dfs
         break;
       }
     out.push_back(integral ? 0 : 1);
-    for (size_t k = 0; k < dfs.size(); ++k) {
-      const double v = col.self[dfs[k]];
-      if (integral) {
-        put_varint(out, static_cast<uint64_t>(v));
-      } else {
+    if (integral) {
+      put_varints(out, dfs.size(), [&](size_t k) { return static_cast<uint64_t>(col.self[dfs[k]]); });
+    } else {
+      for (size_t k = 0; k < dfs.size(); ++k) {
         char b[8];
-        std::memcpy(b, &v, 8);
+        std::memcpy(b, &col.self[dfs[k]], 8);
         out.append(b, 8);
       }
     }
@@ -629,25 +641,25 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   std::string frames_out;
   put_varint(frames_out, order.size());
   uint32_t previous_name = 0;  // names are written as the difference from the one before
-  for (size_t r = 0; r < in_order.size(); ++r) {
+  put_varints(frames_out, in_order.size(), [&](size_t r) {  // called in order
     if (r + 16 < in_order.size()) {
       flamefold::prefetch(&string_index[in_order[r + 16].name]);
       sym.strings.prefetch_view(in_order[r + 16].name);
     }
-    const uint32_t name = intern(in_order[r].name);
-    put_varint(frames_out, name - previous_name);
+    const uint32_t name = intern(in_order[r].name), step = name - previous_name;
     previous_name = name;
-  }
-  for (const Frame& f : in_order) put_varint(frames_out, intern(f.file));
-  for (const Frame& f : in_order) put_varint(frames_out, f.line);
-  for (const Frame& f : in_order) {
-    CategoryId c = f.category;
+    return step;
+  });
+  put_varints(frames_out, in_order.size(), [&](size_t r) { return intern(in_order[r].file); });
+  put_varints(frames_out, in_order.size(), [&](size_t r) { return in_order[r].line; });
+  put_varints(frames_out, in_order.size(), [&](size_t r) {
+    const CategoryId c = in_order[r].category;
     if (category_index[c] == UINT32_MAX) {
       category_index[c] = static_cast<uint32_t>(categories.size());
       categories.push_back(sym.category_name(c));
     }
-    put_varint(frames_out, category_index[c]);
-  }
+    return category_index[c];
+  });
 
   in_order = {};
 

@@ -405,20 +405,32 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
       for (size_t i = 0; i < run.size(); ++i) children[start[p] + i] = run[i].node;
     }
   };
-  if (n < (1 << 18)) {
-    sort_runs(0, n);
-  } else {  // split where half the children are
-    size_t half = static_cast<size_t>(std::upper_bound(start.begin(), start.end() - 1, start[n] / 2) - start.begin());
-    on_two_threads([&] { sort_runs(0, half); }, [&] { sort_runs(half, n); });
-  }
+  // A big tree's parents are split between two threads where half the children are.
+  const bool two_threads = n >= (1 << 18);
+  const size_t half =
+      two_threads ? static_cast<size_t>(std::upper_bound(start.begin(), start.end() - 1, start[n] / 2) - start.begin()) : n;
+  if (two_threads) on_two_threads([&] { sort_runs(0, half); }, [&] { sort_runs(half, n); });
+  else sort_runs(0, n);
 
   // Depth-first numbers without a walk: a node's number is its parent's, plus one, plus the
   // sizes of the siblings before it. Subtree sizes come from one backward pass (children come
-  // after parents), numbers from one forward pass; at[] holds a node's size until its parent
-  // gives it its number. Each pass streams through the arrays instead of going from node to
-  // node (a cache miss each).
+  // after parents); each child's offset from its parent from its run of siblings; numbers from
+  // one forward pass (a parent's number is known before its children's). at[] holds a node's
+  // size, then its offset, then its number. Each pass streams through the arrays instead of
+  // going from node to node (a cache miss each), and all but the two one-line passes run on two
+  // threads when the tree is big, each taking the parents (and nodes) of its half.
   std::vector<uint32_t> at(n, 1);
   for (size_t i = n; i-- > 1;) at[tree.parent[i]] += at[i];
+  auto offsets = [&](size_t from, size_t to) {  // of the children of parents [from, to)
+    for (size_t p = from; p < to; ++p) {
+      uint32_t offset = 1;
+      for (uint32_t k = start[p]; k < start[p + 1]; ++k) {
+        const uint32_t size = at[children[k]];
+        at[children[k]] = offset;
+        offset += size;
+      }
+    }
+  };
   at[0] = 0;
   out.parent.resize(n);
   out.frame.resize(n);
@@ -426,28 +438,34 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
   out.next_sibling.resize(n);
   std::vector<double>& self = out.columns[column].self;
   self.resize(n);
-  for (size_t p = 0; p < n; ++p) {
-    const NodeId here = at[p];
-    NodeId next = here + 1, older = kNone;
-    for (uint32_t k = start[p]; k < start[p + 1]; ++k) {
-      const NodeId c = children[k];
-      const uint32_t size = at[c];
-      at[c] = next;
-      out.parent[next] = here;
-      out.next_sibling[next] = older;  // newest first, as Profile::append_new_child links them
-      older = next;
-      next += size;
+  // The links of the children of parents [from, to), and the frames and weights of nodes
+  // [first, last), each where its number puts it.
+  auto place = [&](size_t from, size_t to, size_t first, size_t last) {
+    for (size_t p = from; p < to; ++p) {
+      const NodeId here = at[p];
+      NodeId older = kNone;
+      for (uint32_t k = start[p]; k < start[p + 1]; ++k) {
+        const NodeId c = at[children[k]];
+        out.parent[c] = here;
+        out.next_sibling[c] = older;  // newest first, as Profile::append_new_child links them
+        older = c;
+      }
+      out.first_child[here] = older;
     }
-    out.first_child[here] = older;
-  }
+    for (size_t i = first; i < last; ++i) {
+      out.frame[at[i]] = tree.frame[i];
+      self[at[i]] = tree.self[i];
+    }
+  };
+  if (two_threads) on_two_threads([&] { offsets(0, half); }, [&] { offsets(half, n); });
+  else offsets(0, n);
+  for (size_t i = 1; i < n; ++i) at[i] += at[tree.parent[i]];
+  if (two_threads) on_two_threads([&] { place(0, half, 0, n / 2); }, [&] { place(half, n, n / 2, n); });
+  else place(0, n, 0, n);
   out.parent[0] = kNone;
   out.next_sibling[0] = kNone;
   std::vector<NodeId>().swap(children);
   std::vector<uint32_t>().swap(start);
-  for (size_t i = 0; i < n; ++i) {
-    out.frame[at[i]] = tree.frame[i];
-    self[at[i]] = tree.self[i];
-  }
   // The tree is written: its memory serves the frame and string tables instead.
   std::vector<uint32_t>().swap(at);
   std::vector<NodeId>().swap(tree.parent);
