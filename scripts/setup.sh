@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(g++ cmake make pkg-config
-  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libsqlite3-dev libarchive-dev
+  libsimdjson-dev libcli11-dev libfmt-dev zlib1g-dev libzstd-dev libdeflate-dev libisal-dev libsqlite3-dev libarchive-dev
   libprotobuf-dev protobuf-compiler)
 # golang-go: `go tool pprof`, the reference reader of the pprof conformance tests.
 test_pkgs=(libgtest-dev libbenchmark-dev graphviz libgraphviz-dev chromium python3 golang-go)

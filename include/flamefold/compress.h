@@ -1,5 +1,6 @@
 // Compressing output (HTML payloads, .pb.gz profiles): gzip through libdeflate when the build
-// has it (several times faster than zlib), else zlib.
+// has it (several times faster than zlib), else zlib; level 1 through ISA-L's igzip when the
+// build has that.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -14,7 +15,8 @@
 namespace flamefold {
 
 // A gzip member holding `in`; its header has no file name and no time, so the same input and
-// level always give the same bytes. Throws std::runtime_error naming `what` on failure.
+// level always give the same bytes. Level 1 asks for speed above all (the big payloads): igzip
+// where the build has it. Throws std::runtime_error naming `what` on failure.
 std::string gzip_compress(std::string_view in, int level, const char* what);
 
 // A byte stream compressed as it is produced, cut into gzip members of about `member_bytes`

@@ -6,20 +6,22 @@
 
 namespace flamefold {
 
-// The next 256 MB of heap on transparent huge pages (2 MB), where the kernel has them on
-// request (THP "madvise" mode): an 80 MB tree then costs a few hundred page faults instead of
-// ~20,000 (a third of folded -> SVG time). Freed blocks there stay resident, so peak RSS grows
-// (57 -> 70 MB on a 79 MB folded file; +35 % on a 530 MB one): readers use it for inputs of
-// moderate size only. Idempotent; call before the big allocations, from one thread.
-void heap_prefer_huge_pages();
+// Freed memory stays in the heap for the next allocation instead of going back to the kernel:
+// 256 MB of address space is added to the heap's top and freed, and with trimming pushed out of
+// the way later allocations (up to 32 MB each) are carved from it, reusing what earlier ones
+// touched. Every page the process touches for the first time is zeroed by the kernel, and on
+// this VM (whose free memory the host takes back after a pause) that costs 1-2 ms per MB. Freed
+// blocks stay resident, so peak RSS grows: readers use it for inputs of moderate size only.
+// Idempotent; call before the big allocations, from one thread.
+//
+// The reserve is on ordinary 4 KB pages. It was on transparent huge pages until 2026-11-28:
+// fewer faults and TLB misses, 10 % faster when runs follow one another at once, but a fresh
+// 2 MB page costs more than 512 fresh small ones here, and a run after a pause or after another
+// program was 7-12 % slower (1M-frame folded file -> HTML; bench/RESULTS.md).
+void heap_reuse_freed_memory();
 
-// heap_prefer_huge_pages() when an input of this many bytes (0 = unknown) is of moderate size
+// heap_reuse_freed_memory() when an input of this many bytes (0 = unknown) is of moderate size
 // (under 256 MB); otherwise the default policy stays.
-void heap_prefer_huge_pages_for_input(uint64_t input_bytes);
-
-// A big buffer about to be filled (a string or vector's reserved capacity): the 2 MB-aligned
-// part of it on transparent huge pages. Page faults cost ~10 us each in a VM: filling 70 MB of
-// fresh 4 KB pages took the HTML writer 0.2 s. A no-op for small buffers and without THP.
-void advise_huge_pages(const void* data, size_t bytes);
+void heap_reuse_freed_memory_for_input(uint64_t input_bytes);
 
 }  // namespace flamefold

@@ -1,12 +1,9 @@
-// advise_huge_pages (include/flamefold/heap.h): the 2 MB-aligned part of a buffer is marked for
-// transparent huge pages (the kernel's "hg" flag on its mapping), small buffers are left alone.
+// heap_reuse_freed_memory (include/flamefold/heap.h): memory a reader frees is handed out again
+// from the heap, without the kernel faulting in (and zeroing) fresh pages for it.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
-#include <cstdint>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
+#include <cstdlib>
 
 #include "flamefold/heap.h"
 
@@ -14,39 +11,39 @@ using namespace flamefold;
 
 namespace {
 
-// The VmFlags of the mapping holding `address`, from /proc/self/smaps ("" when not found).
-std::string vm_flags_at(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = a >= lo && a < hi;
-      continue;
-    }
-    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
-  }
-  return "";
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
 }
 
-bool marked_huge(const std::string& flags) { return flags.find(" hg") != std::string::npos; }
+// Writes a byte on every 4 KB page of [p, p + bytes) (volatile: the stores are not optimised away
+// with the block).
+void touch(void* p, size_t bytes) {
+  volatile char* c = static_cast<volatile char*>(p);
+  for (size_t i = 0; i < bytes; i += 4096) c[i] = 1;
+}
 
 }  // namespace
 
-TEST(Heap, BigBuffersAreMarkedForHugePagesSmallOnesAreNot) {
-  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "this kernel has no transparent huge pages";
-  std::vector<char> big(size_t(16) << 20);
-  advise_huge_pages(big.data(), big.size());
-  const char* middle = big.data() + big.size() / 2;  // inside the 2 MB-aligned part
-  EXPECT_TRUE(marked_huge(vm_flags_at(middle))) << vm_flags_at(middle);
-
-  std::vector<char> small(size_t(1) << 20);  // no whole 2 MB page inside: nothing to mark
-  const std::string before = vm_flags_at(small.data());
-  advise_huge_pages(small.data(), small.size());
-  EXPECT_EQ(vm_flags_at(small.data()), before);
-  advise_huge_pages(nullptr, 0);  // harmless
+TEST(Heap, FreedBlocksAreReusedWithoutFreshPages) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's allocator takes no malloc policy";
+#endif
+  heap_reuse_freed_memory();
+  heap_reuse_freed_memory();  // idempotent
+  constexpr size_t kBytes = size_t(8) << 20;  // 2,048 pages; under the 32 MB of a mapping of its own
+  void* first = std::malloc(kBytes);
+  ASSERT_NE(first, nullptr);
+  touch(first, kBytes);
+  std::free(first);
+  const long before = minor_faults();
+  void* second = std::malloc(kBytes);
+  ASSERT_NE(second, nullptr);
+  touch(second, kBytes);
+  const long faults = minor_faults() - before;
+  std::free(second);
+  // Given back to the kernel (glibc's default for a block this big), the second block would take
+  // a fault per page.
+  EXPECT_LT(faults, 64) << "touching a reused 8 MB block took " << faults << " page faults";
 }

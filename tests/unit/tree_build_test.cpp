@@ -177,6 +177,35 @@ TEST(TreeBuild, TableAndListGiveTheReferenceProfile) {
   }
 }
 
+// A tree big enough for write_tree to sort, number and place its nodes on two threads (from
+// 2^18 nodes): each stack an earlier one plus a few frames, some of them tied by name. The same
+// profile as the reference.
+TEST(TreeBuild, BigTreeWrittenOnTwoThreadsIsTheReference) {
+  std::mt19937 rng(12);
+  std::vector<FrameSpec> vocab;
+  for (int i = 0; i < 5000; ++i)
+    vocab.push_back(FrameSpec{"fn" + std::to_string(i % 3000), i % 3 ? "a.py" : "", static_cast<uint32_t>(i % 7), ""});
+  std::vector<Stack> paths{{}};
+  std::vector<Sample> samples;
+  for (int i = 0; i < 90000; ++i) {
+    Stack path = paths[rng() % paths.size()];
+    for (int k = 1 + rng() % 8; k > 0; --k) path.push_back(vocab[rng() % vocab.size()]);
+    if (path.size() > 30) path.resize(6);
+    paths.push_back(path);
+    samples.emplace_back(path, double(1 + rng() % 9));
+  }
+  Profile want = reference(samples);
+  ASSERT_GT(want.node_count(), size_t(1) << 18);
+  Symbols sym;
+  stack_table::StackList list;
+  fill(samples, sym, list);
+  stack_table::Trie trie(true);
+  list.rewrite([&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); });
+  Profile got;
+  stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
+  expect_same(got, want);
+}
+
 // The ranking path for sorted input with few frames gives the same profile, whatever order the
 // list holds its stacks in.
 TEST(TreeBuild, RankedListGivesTheReferenceProfile) {

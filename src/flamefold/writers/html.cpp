@@ -64,7 +64,6 @@
 #include <vector>
 
 #include "flamefold/compress.h"
-#include "flamefold/heap.h"
 #include "flamefold/two_threads.h"
 #include "flamefold/web_assets.h"
 #include "flamefold/prefetch.h"
@@ -711,7 +710,6 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
   } else {
     std::string blob;
     blob.reserve(string_bytes);
-    advise_huge_pages(blob.data(), blob.capacity());
     for (size_t k = 0; k < strings.size(); ++k) {
       if (k + kStringsAhead < string_count) flamefold::prefetch(strings[k + kStringsAhead].data());
       put_varint(lengths, append_valid_utf8(blob, strings[k]));
@@ -721,7 +719,6 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     // The whole payload at once: no regrowing copies of the strings.
     if (tree_made.valid()) tree_made.get();
     payload.reserve(head.size() + blob.size() + frames_out.size() + tree.size());
-    advise_huge_pages(payload.data(), payload.capacity());
     payload += head;
     payload += blob;
     blob = {};

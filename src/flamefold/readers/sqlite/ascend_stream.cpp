@@ -376,9 +376,9 @@ Profile read_ascend(const std::string& path, const ReadOptions& read) {
   AscendOptions o;
   BuildOptions b;
   ascend_profile_options(read, o, b);
-  // Spools and batches come and go all through the read: on huge pages, reused from the heap,
-  // they cost a few dozen page faults instead of ~15,000 (a third of the time), for a few MB.
-  heap_prefer_huge_pages();
+  // Spools and batches come and go all through the read: reused from the heap, they are not
+  // faulted in afresh each time (~15,000 page faults, a third of the time), for a few MB.
+  heap_reuse_freed_memory();
   AscendStream r(path, read, o, b);
   return r.run();
 }

@@ -685,9 +685,9 @@ std::string_view clean_api_name(std::string_view name) {
 bool is_nsys_db(const sqlite::Db& db) { return db.has_table("StringIds"); }
 
 NsysTrace read_nsys_trace(const std::string& path, const ReadOptions& read, const NsysOptions& options) {
-  // The timeline and the call tree are built in one go: huge pages save most page faults.
+  // The timeline and the call tree are built in one go: memory freed on the way is reused.
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) heap_prefer_huge_pages_for_input(static_cast<uint64_t>(st.st_size));
+  if (::stat(path.c_str(), &st) == 0) heap_reuse_freed_memory_for_input(static_cast<uint64_t>(st.st_size));
   NsysTrace out;
   TimelineSink sink(out);
   NsysReader r(path, read, options, sink, &out.side);
@@ -714,9 +714,9 @@ Profile read_nsys(const std::string& path, const ReadOptions& read) {
   NsysOptions o;
   BuildOptions b;
   nsys_profile_options(read, o, b);
-  // Spools and their buffers come and go all through the read: on huge pages, reused from the
-  // heap, they cost a few dozen page faults instead of thousands.
-  heap_prefer_huge_pages();
+  // Spools and their buffers come and go all through the read: reused from the heap, they are
+  // not faulted in afresh each time.
+  heap_reuse_freed_memory();
   const size_t spool = read.spool_bytes ? read.spool_bytes : kSpoolBytes;
   TraceBuilder builder(read, b, spool);
   builder.source_format = "nsys";
