@@ -260,9 +260,9 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
     radix_sort_keys(keys.get() + from, spare.get() + from, to - from);
   };
   // Runs of keys with the same 24 bytes: by the rest of the name, then by file, line, category.
-  // Then the frames in sorted order: a random read each, fetched ahead.
-  std::vector<FrameId> ids(n);
-  sorted.resize(n);
+  // Then the frames in sorted order: a random read each, fetched ahead. (Made once the keys'
+  // first room is freed, where that was: the sort is the HTML writer's peak of memory.)
+  std::vector<FrameId> ids;
   auto finish = [&](Key* k, size_t from, size_t to) {
     for (size_t i = from; i < to;) {
       size_t j = i + 1;
@@ -290,6 +290,8 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
   };
   if (n < (1 << 16)) {
     sort_half(0, n);
+    ids.resize(n);
+    sorted.resize(n);
     finish(keys.get(), 0, n);
   } else {
     on_two_threads([&] { sort_half(0, n / 2); }, [&] { sort_half(n / 2, n); });
@@ -308,6 +310,9 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
     Key* merged = spare.get();
     on_two_threads([&] { std::merge(a, a + i, b, b + (mid - i), merged); },
                    [&] { std::merge(a + i, a + na, b + (mid - i), b + nb, merged + mid); });
+    keys.reset();
+    ids.resize(n);
+    sorted.resize(n);
     size_t cut = mid;
     while (cut < n && merged[cut].same_prefix(merged[cut - 1])) ++cut;
     on_two_threads([&] { finish(merged, 0, cut); }, [&] { finish(merged, cut, n); });
@@ -468,7 +473,7 @@ void depth_first_by_rank(const Profile& p, const std::vector<uint32_t>& rank, si
     std::vector<uint32_t> fill(child_start.begin(), child_start.end() - 1);
     for (NodeId c : by_rank) children[fill[p.parent[c]]++] = c;
   }
-  by_rank = {};
+  std::vector<NodeId>().swap(by_rank);  // (`= {}` would keep its memory)
   dfs.clear();
   dfs.reserve(n);
   std::vector<NodeId> stack{0};
@@ -660,7 +665,7 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     return category_index[c];
   });
 
-  in_order = {};
+  std::vector<Frame>().swap(in_order);  // (`= {}` would keep its memory)
 
   int default_column = o.column >= 0 && o.column < static_cast<int>(p.columns.size()) ? o.column
                                                                                         : p.default_column;
@@ -695,6 +700,9 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     // the bytes are those of one pass.
     const size_t half = string_count >= kSplitStrings ? string_count / 2 / kFrontRestart * kFrontRestart : string_count;
     std::string second_lengths;
+    size_t second_bytes = 0;  // at most: the second half's strings whole (room made once)
+    for (size_t k = half; k < string_count; ++k) second_bytes += strings[k].size();
+    second_blob.reserve(second_bytes);
     size_t blob_bytes = 0;
     auto first = [&] { blob_bytes = front_code(strings, 0, half, lengths, members->buffer(), &*members); };
     if (half < string_count)
@@ -721,7 +729,7 @@ bool build_payload(const Profile& p, const WriteOptions& o, std::string& whole, 
     payload.reserve(head.size() + blob.size() + frames_out.size() + tree.size());
     payload += head;
     payload += blob;
-    blob = {};
+    std::string().swap(blob);
     payload += frames_out;
   }
 
