@@ -15,9 +15,9 @@ namespace flamefold {
 // Idempotent; call before the big allocations, from one thread.
 //
 // The reserve is on ordinary 4 KB pages. It was on transparent huge pages until 2026-11-28:
-// fewer faults and TLB misses, 10 % faster when runs follow one another at once, but a fresh
-// 2 MB page costs more than 512 fresh small ones here, and a run after a pause or after another
-// program was 7-12 % slower (1M-frame folded file -> HTML; bench/RESULTS.md).
+// fewer faults and TLB misses, ~10 % faster when runs follow one another at once, but here a
+// fresh 2 MB page costs twice what 512 fresh small ones do, and right after another program ran
+// every folded path was 3-16 % slower (even after a pause; docs/design.md, bench/RESULTS.md).
 void heap_reuse_freed_memory();
 
 // heap_reuse_freed_memory() when an input of this many bytes (0 = unknown) is of moderate size
