@@ -7,6 +7,11 @@
 # The same for a ~200 MB file of 20,000 stacks repeated at random (folded_1m_gen.py --repeated:
 # a long sampling run), whose later lines mostly reuse nodes.
 #   bench/folded_unsorted.sh [build-dir] [previous-flamefold] [rounds=5]
+# AFTER_INFERNO=1 runs inferno before every flamefold command too, so that each one starts as a
+# user's run after another program does: on this VM, memory freed a few seconds before is taken
+# back by the host, and a run right after another flamefold run is ~0.3 s faster than that
+# (bench/RESULTS.md, fifth session of 2026-11-28). Without it only the first command of a round
+# follows inferno.
 # Inputs and outputs go to /tmp/ffbench (never into the repository).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,12 +31,16 @@ echo "repeated: $repeated ($(stat -c %s "$repeated") bytes, $(wc -l <"$repeated"
 cmds=()
 [[ -x $inferno ]] && cmds+=("inferno svg=$inferno $input > $dir/u-inferno.svg")
 add() {  # label binary
-  cmds+=("$1 svg=$2 flamegraph $input -o $dir/u-$1.svg"
-         "$1 html=$2 flamegraph $input -o $dir/u-$1.html"
-         "$1 info=$2 info $input > $dir/u-$1.info"
-         "$1 collapse=$2 collapse $input -o $dir/u-$1.folded"
-         "$1 rep html=$2 flamegraph $repeated -o $dir/u-$1.rep.html"
-         "$1 rep info=$2 info $repeated > $dir/u-$1.rep.info")
+  local c
+  for c in "$1 svg=$2 flamegraph $input -o $dir/u-$1.svg" \
+           "$1 html=$2 flamegraph $input -o $dir/u-$1.html" \
+           "$1 info=$2 info $input > $dir/u-$1.info" \
+           "$1 collapse=$2 collapse $input -o $dir/u-$1.folded" \
+           "$1 rep html=$2 flamegraph $repeated -o $dir/u-$1.rep.html" \
+           "$1 rep info=$2 info $repeated > $dir/u-$1.rep.info"; do
+    [[ ${AFTER_INFERNO:-0} == 1 && -x $inferno ]] && cmds+=("(inferno before ${c%%=*})=$inferno $input > $dir/u-inferno.svg")
+    cmds+=("$c")
+  done
 }
 [[ -n $before ]] && add before "$before"
 add new "$build/flamefold"
