@@ -26,7 +26,7 @@ namespace {
 std::string igzip_fastest(std::string_view in, const std::string& failed) {
   isal_zstream z;
   isal_deflate_init(&z);
-  auto level_buf = std::make_unique<uint8_t[]>(ISAL_DEF_LVL1_DEFAULT);
+  auto level_buf = std::make_unique_for_overwrite<uint8_t[]>(ISAL_DEF_LVL1_DEFAULT);  // igzip's own scratch
   z.level = 1;
   z.level_buf = level_buf.get();
   z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
