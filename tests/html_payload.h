@@ -39,6 +39,7 @@ inline std::string base64_decode(std::string_view in) {
   return out;
 }
 
+// One gzip member, the whole of `in` (bytes after its end fail the test).
 inline std::string gunzip(const std::string& in) {
   z_stream z{};
   EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
@@ -53,8 +54,9 @@ inline std::string gunzip(const std::string& in) {
     rc = inflate(&z, Z_NO_FLUSH);
     out.append(buf, sizeof buf - z.avail_out);
   } while (rc == Z_OK);
-  inflateEnd(&z);
   EXPECT_EQ(rc, Z_STREAM_END);
+  EXPECT_EQ(z.avail_in, 0u) << "bytes after the member";
+  inflateEnd(&z);
   return out;
 }
 

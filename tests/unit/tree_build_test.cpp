@@ -137,6 +137,26 @@ void fill(const std::vector<Sample>& samples, Symbols& sym, Stacks& stacks) {
   }
 }
 
+// The samples' stacks put into a Trie and written: hashed (grouped = false: the stacks of a
+// StackTable, in hash order) or grouped (those of a StackList, in input order).
+Profile written_trie(const std::vector<Sample>& samples, bool grouped) {
+  Symbols sym;
+  stack_table::Trie trie(grouped);
+  auto add = [&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); };
+  if (grouped) {
+    stack_table::StackList list;
+    fill(samples, sym, list);
+    list.rewrite(add);
+  } else {
+    stack_table::StackTable table;
+    fill(samples, sym, table);
+    table.rewrite(add);
+  }
+  Profile got;
+  stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
+  return got;
+}
+
 }  // namespace
 
 // A table (ranked: few frames), the hashed tree of its stacks (in hash order) and the grouped
@@ -154,26 +174,8 @@ TEST(TreeBuild, TableAndListGiveTheReferenceProfile) {
       stack_table::build_profile(stack_table::SymbolFrames(sym), table, got);
       expect_same(got, want);
     }
-    {  // the hashed trie, which build_profile takes when frames are many
-      Symbols sym;
-      stack_table::StackTable table;
-      fill(samples, sym, table);
-      stack_table::Trie trie(false);
-      table.rewrite([&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); });
-      Profile got;
-      stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
-      expect_same(got, want);
-    }
-    {
-      Symbols sym;
-      stack_table::StackList list;
-      fill(samples, sym, list);
-      stack_table::Trie trie(true);
-      list.rewrite([&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); });
-      Profile got;
-      stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
-      expect_same(got, want);
-    }
+    expect_same(written_trie(samples, false), want);  // the hashed trie, which build_profile takes when frames are many
+    expect_same(written_trie(samples, true), want);
   }
 }
 
@@ -196,14 +198,7 @@ TEST(TreeBuild, BigTreeWrittenOnTwoThreadsIsTheReference) {
   }
   Profile want = reference(samples);
   ASSERT_GT(want.node_count(), size_t(1) << 18);
-  Symbols sym;
-  stack_table::StackList list;
-  fill(samples, sym, list);
-  stack_table::Trie trie(true);
-  list.rewrite([&](FrameId* f, uint32_t n, double w) { trie.add(f, n, w); });
-  Profile got;
-  stack_table::write_tree(stack_table::SymbolFrames(sym), trie, got);
-  expect_same(got, want);
+  expect_same(written_trie(samples, true), want);
 }
 
 // The ranking path for sorted input with few frames gives the same profile, whatever order the
