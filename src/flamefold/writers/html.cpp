@@ -169,19 +169,23 @@ struct NameKey {
   }
 };
 
-// Sorts keys [a, a + n) by their bytes from `byte` on (all before it are equal), then by left:
-// most significant byte first, into 256 runs through `tmp` (as long as a). Bytes that every key
-// of a run shares are skipped in one pass; short runs are insertion-sorted. Each key is read a
-// few times where std::sort compared a million keys ~20 times each (three words apiece).
-void radix_sort_keys(NameKey* a, NameKey* tmp, size_t n, size_t byte = 0) {
+// Sorts keys [a, a + n) by their bytes from `byte` on (all before it are equal), then by left,
+// leaving them in `a`, or in `b` when `into_b`; b is room as long as a, and either may be
+// overwritten. Most significant byte first, into 256 runs that go to the other buffer, and each
+// run goes on from there (the buffers change roles at every level: a key is moved once per level,
+// and copied back only at the end of its run, once it is small enough to sit in cache). Bytes that
+// every key of a run shares are skipped in one pass; short runs are insertion-sorted. Each key is
+// read a few times where std::sort compared a million keys ~20 times each (three words apiece).
+void radix_sort_keys(NameKey* a, NameKey* b, size_t n, size_t byte, bool into_b) {
   while (true) {
-    if (n <= 32) {
-      for (size_t i = 1; i < n; ++i)
-        for (size_t j = i; j > 0 && a[j] < a[j - 1]; --j) std::swap(a[j], a[j - 1]);
-      return;
-    }
-    if (byte == NameKey::kPrefix) {
-      std::sort(a, a + n);  // by left
+    if (n <= 32 || byte == NameKey::kPrefix) {
+      if (n <= 32) {
+        for (size_t i = 1; i < n; ++i)
+          for (size_t j = i; j > 0 && a[j] < a[j - 1]; --j) std::swap(a[j], a[j - 1]);
+      } else {
+        std::sort(a, a + n);  // by left
+      }
+      if (into_b) std::memcpy(b, a, n * sizeof(NameKey));
       return;
     }
     const size_t w = byte / 8;
@@ -189,22 +193,28 @@ void radix_sort_keys(NameKey* a, NameKey* tmp, size_t n, size_t byte = 0) {
     for (size_t i = 1; i < n; ++i) differ |= a[i].bytes[w] ^ a[0].bytes[w];
     // Bytes of word w from its top that every key shares (those before `byte` are shared anyway).
     const size_t shared = differ == 0 ? 8 : static_cast<size_t>(__builtin_clzll(differ)) / 8;
-    if (shared > byte % 8) {
-      byte = w * 8 + shared;
+    if (shared == 8) {  // the whole word: on to the next one
+      byte = w * 8 + 8;
       continue;
     }
+    byte = std::max(byte, w * 8 + shared);  // the first byte on which keys differ
     const unsigned shift = static_cast<unsigned>(7 - byte % 8) * 8;
     size_t count[256] = {};
     for (size_t i = 0; i < n; ++i) ++count[(a[i].bytes[w] >> shift) & 255];
-    size_t start[257];
-    start[0] = 0;
-    for (int d = 0; d < 256; ++d) start[d + 1] = start[d] + count[d];
     size_t at[256];
-    std::memcpy(at, start, sizeof at);
-    for (size_t i = 0; i < n; ++i) tmp[at[(a[i].bytes[w] >> shift) & 255]++] = a[i];
-    std::memcpy(a, tmp, n * sizeof(NameKey));
-    for (int d = 0; d < 256; ++d)
-      if (count[d] > 1) radix_sort_keys(a + start[d], tmp + start[d], count[d], byte + 1);
+    for (size_t d = 0, sum = 0; d < 256; ++d) {
+      at[d] = sum;
+      sum += count[d];
+    }
+    for (size_t i = 0; i < n; ++i) b[at[(a[i].bytes[w] >> shift) & 255]++] = a[i];
+    // The runs are in b now: each is sorted on from there, and ends where it should.
+    for (size_t d = 0, from = 0; d < 256; from += count[d++]) {
+      if (count[d] == 1) {
+        if (!into_b) a[from] = b[from];
+      } else if (count[d] > 1) {
+        radix_sort_keys(b + from, a + from, count[d], byte + 1, !into_b);
+      }
+    }
     return;
   }
 }
@@ -257,7 +267,7 @@ void sort_frames(const Symbols& sym, std::vector<FrameId>& order, std::vector<Fr
   };
   auto sort_half = [&](size_t from, size_t to) {
     fill(from, to);
-    radix_sort_keys(keys.get() + from, spare.get() + from, to - from);
+    radix_sort_keys(keys.get() + from, spare.get() + from, to - from, 0, false);
   };
   // Runs of keys with the same 24 bytes: by the rest of the name, then by file, line, category.
   // Then the frames in sorted order: a random read each, fetched ahead. (Made once the keys'
