@@ -822,11 +822,12 @@ class NodeTable {
 // needs finding: every shorter one is then in the tree too, and every longer one is new. It is
 // found going up from the whole stack (a line mostly adds a few frames to a path seen before:
 // a few probes, not one per frame) and checked with one memcmp of the whole prefix against the
-// line that made its node, which the mapping keeps. The frame table is asked only when a node
-// is new.
+// line that made its node, which the mapping keeps. The frames of the nodes a job made are
+// looked up afterwards (add_frames), in the order the nodes were made: with threads, on the
+// thread that cuts jobs, while this one builds the next job's nodes.
 class LineTree {
  public:
-  LineTree(FrameTable& frames, std::string_view text) : frames_(frames), text_(text) {
+  explicit LineTree(std::string_view text) : text_(text) {
     parent.push_back(kNone);
     frame.push_back(kNone);
     self.push_back(0);
@@ -834,9 +835,9 @@ class LineTree {
     slots_.assign(1 << 16, Slot{});
   }
 
+  // Room for this many nodes (the frames' column is add_frames' to size).
   void expect(size_t nodes) {
     reserve_at_least(parent, nodes);
-    reserve_at_least(frame, nodes);
     reserve_at_least(self, nodes);
     reserve_at_least(line_, nodes);
     size_t slots = slots_.size();
@@ -844,8 +845,13 @@ class LineTree {
     if (slots != slots_.size()) rehash(slots);  // one table rather than a series of doublings
   }
 
-  // A job's lines, cut alone (CutJob::cut) from `text`, a piece of the mapped text.
-  void add(const CutJob& job, std::string_view text) {
+  // Frames in `made` that are not in the job's frames: the empty frame (CutJob::empty_frame).
+  static constexpr uint32_t kEmptyFrame = UINT32_MAX;
+
+  // A job's lines, cut alone (CutJob::cut) from `text`, a piece of the mapped text. `made`
+  // gets, for each node made, in order, its frame's index in job.frames (or kEmptyFrame).
+  void add(const CutJob& job, std::string_view text, std::vector<uint32_t>& made) {
+    made.clear();
     const uint64_t job_at = static_cast<uint64_t>(text.data() - text_.data());
     const size_t lines = job.lines.size();
     starts_.resize(lines + 1);
@@ -853,9 +859,9 @@ class LineTree {
     for (size_t i = 0; i < lines; ++i) starts_[i + 1] = starts_[i] + job.lines[i].fresh;
     // Requested ahead, in three steps: the slots of the lines four ahead, from the whole stack
     // up (as far as lines usually go); for the line two ahead, its deepest prefix in the tree,
-    // guessed from those slots by hash alone, then where that prefix's line starts, and the
-    // frame table's slots of the frames after it (new nodes, mostly new frames); for the next
-    // line, the start of the text its prefix is compared with (a line elsewhere in the input).
+    // guessed from those slots by hash alone, then where that prefix's line starts; for the
+    // next line, the start of the text its prefix is compared with (a line elsewhere in the
+    // input).
     constexpr size_t kAhead = 4, kLevels = 16;
     auto request = [&](size_t i) {
       for (size_t k = starts_[i + 1]; k > starts_[i] && k + kLevels > starts_[i + 1]; --k)
@@ -874,7 +880,6 @@ class LineTree {
       for (; k > first && k + kLevels > end; --k)
         if ((node = node_by_hash(job.frames[k - 1].prefix))) break;
       if (node) flamefold::prefetch(&line_[node]);
-      for (size_t j = k; j < end; ++j) frames_.prefetch_slot(job.frames[j].hash);
       guessed[i % 2] = node;
     };
     auto request_text = [&](size_t i) {
@@ -896,10 +901,12 @@ class LineTree {
       const uint64_t line_at = job_at + l.begin;
       CutJob::Frame empty;
       uint32_t stack = l.fresh;
+      uint32_t first_index = static_cast<uint32_t>(starts_[i]);  // of f[0] in job.frames
       if (stack == 0 && after_empty_first_) {  // CutJob::empty_frame
         empty = CutJob::empty_frame(l.begin);
         f = &empty;
         stack = 1;
+        first_index = kEmptyFrame;
       }
       after_empty_first_ = stack && f[0].len == 0;
       uint32_t k = stack;  // frames in the deepest prefix found, going up from the whole stack
@@ -907,13 +914,34 @@ class LineTree {
       for (; k > 0; --k)
         if ((node = find(f[k - 1], line_at, l.begin)) != kNone) break;
       if (k == 0) node = 0;
-      for (; k < stack; ++k) node = make(node, f[k], line_at, l.begin, text);
+      for (; k < stack; ++k) {
+        node = make(node, f[k], line_at, l.begin);
+        made.push_back(first_index == kEmptyFrame ? kEmptyFrame : first_index + k);
+      }
       self[node] += l.count;
+    }
+  }
+
+  // The frames of the nodes a job made (add()'s `made`, in the order they were made), from
+  // `frames`, where new ones are added. Requested ahead: a frame's table slot, then the entry it
+  // holds, then that entry's text (which a frame seen before is compared with).
+  void add_frames(const CutJob& job, std::string_view text, const std::vector<uint32_t>& made, FrameTable& frames) {
+    const CutJob::Frame empty = CutJob::empty_frame(0);
+    auto frame_of = [&](size_t k) -> const CutJob::Frame& { return made[k] == kEmptyFrame ? empty : job.frames[made[k]]; };
+    constexpr size_t kAhead = 24;
+    const size_t n = made.size();
+    reserve_at_least(frame, frame.size() + n);
+    for (size_t k = 0; k < n && k < kAhead; ++k) frames.prefetch_slot(frame_of(k).hash);
+    for (size_t k = 0; k < n; ++k) {
+      if (k + kAhead < n) frames.prefetch_slot(frame_of(k + kAhead).hash);
+      const CutJob::Frame& f = frame_of(k);
+      frame.push_back(frames.find_or_insert(text.substr(f.begin, f.len), f.hash, f.thread));
     }
   }
 
   size_t size() const { return parent.size(); }
   void finish() {
+    if (frame.size() != parent.size()) throw std::logic_error("LineTree: nodes without their frames");
     std::vector<Slot>().swap(slots_);
     std::vector<uint64_t>().swap(line_);
   }
@@ -940,11 +968,9 @@ class LineTree {
     return kNone;
   }
 
-  NodeId make(NodeId p, const CutJob::Frame& f, uint64_t line_at, uint64_t line_begin, std::string_view text) {
-    FrameId id = frames_.find_or_insert(text.substr(f.begin, f.len), f.hash, f.thread);
+  NodeId make(NodeId p, const CutJob::Frame& f, uint64_t line_at, uint64_t line_begin) {
     NodeId n = static_cast<NodeId>(parent.size());
     parent.push_back(p);
-    frame.push_back(id);
     self.push_back(0);
     line_.push_back(line_at);
     if (parent.size() * 10 > slots_.size() * 7) rehash(slots_.size() * 2);
@@ -970,7 +996,6 @@ class LineTree {
     NodeId node = 0;       // 0: empty (the root is nobody's child)
     uint32_t length = 0;   // of the prefix's text
   };
-  FrameTable& frames_;
   std::string_view text_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> line_;  // per node: where a line starting with its prefix starts in text_
@@ -1132,6 +1157,38 @@ ReadCounts read_sorted(TextSource& src, Progress& progress, unsigned workers, Di
                     reader.comment_lines(), std::move(reader.comments())};
 }
 
+// How many entries a table of an unsorted read will hold at the end of the input, projected after
+// every job so that tables are sized ahead, not by a series of doublings (a table's pages are all
+// touched). While jobs make entries at a steady rate (distinct stacks) the rest of the input
+// makes as many at that rate; when each job makes fewer than the one before (repeated stacks:
+// later lines mostly reuse nodes), by a ratio r, the rest makes rate * r / (1 - r), the sum of
+// that decline. And never more than eight times as many as there are. (Sized once by the first
+// job's rate, the tree's table was 16 times too big for a file of repeated stacks.)
+class TableProjection {
+ public:
+  explicit TableProjection(uint64_t input_bytes) : total_(input_bytes) {}
+  // After a job of job_bytes took the table from `before` to `now` entries: the room to make,
+  // or 0 after the first job and the last.
+  size_t after(uint64_t job_bytes, size_t now, size_t before) {
+    read_ += job_bytes;
+    if (job_bytes == 0) return 0;
+    const double left = read_ < total_ ? static_cast<double>(total_ - read_) : 0;
+    const double rate = static_cast<double>(now - before) / job_bytes;
+    double more = rate * left;
+    if (rate < rate_) {
+      const double r = rate / rate_;
+      more = std::min(more, rate * job_bytes * r / (1 - r));
+    }
+    rate_ = rate;
+    if (left == 0 || read_ == job_bytes) return 0;
+    return static_cast<size_t>(std::min({now + more, 8.0 * now, double(uint64_t(1) << 28)}));
+  }
+
+ private:
+  uint64_t total_, read_ = 0;
+  double rate_ = 0;  // entries per byte made by the job before
+};
+
 // An unsorted input: jobs are cut (CutJob), and their lines go into one call tree (NodeTable)
 // in input order. With threads, the reading thread cuts jobs ahead while another thread builds
 // the tree, which cuts the next job itself when it would otherwise wait for it: the result is
@@ -1162,36 +1219,27 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   // The tree: of a mapped file, checked against whole lines (LineTree); of a stream, whose lines
   // are gone, frame by frame (NodeTable).
   auto build = [&](auto& tree) {
+  // A LineTree's nodes get their frames in a second stage (LineTree::add_frames).
+  constexpr bool frames_later = std::is_same_v<std::decay_t<decltype(tree)>, LineTree>;
   const bool alone = !mapped.empty();  // LineTree takes each line's frames whole
-  // From the second job on: room for the nodes and frames the rest of the input will make
-  // (tables sized ahead, not by a series of doublings; a table's pages are all touched). While
-  // jobs make them at a steady rate (distinct stacks) the rest makes as many at that rate; when
-  // each job makes fewer than the one before (repeated stacks: later lines mostly reuse nodes),
-  // by a ratio r, the rest makes rate * r / (1 - r), the sum of that decline. And never more
-  // than eight times as many as there are. (Sized once by the first job's rate, the tree's
-  // table was 16 times too big for a file of repeated stacks.)
   const uint64_t total = mapped.empty() ? input.size_on_disk() : mapped.size();
-  uint64_t read_bytes = 0;
-  double node_rate = 0, frame_rate = 0;  // made per byte by the job before
-  auto expect = [&](uint64_t job_bytes, size_t nodes_before, size_t frames_before) {
-    read_bytes += job_bytes;
-    if (job_bytes == 0) return;
-    const double left = read_bytes < total ? static_cast<double>(total - read_bytes) : 0;
-    auto projected = [&](size_t now, size_t before, double& rate_before) {
-      const double rate = static_cast<double>(now - before) / job_bytes;
-      double more = rate * left;
-      if (rate < rate_before) {
-        const double r = rate / rate_before;
-        more = std::min(more, rate * job_bytes * r / (1 - r));
-      }
-      rate_before = rate;
-      return static_cast<size_t>(std::min({now + more, 8.0 * now, double(uint64_t(1) << 28)}));
-    };
-    const size_t nodes = projected(tree.size(), nodes_before, node_rate);
-    const size_t frame_count = projected(frames.size(), frames_before, frame_rate);
-    if (left == 0 || read_bytes == job_bytes) return;
-    tree.expect(nodes);
-    frames.expect(frame_count);
+  TableProjection node_room(total), frame_room(total);
+  // The tree's stage: a job's lines into the tree (and, in a NodeTable, their frames).
+  auto add = [&](const CutJob& cut, std::string_view text, std::vector<uint32_t>& made) {
+    const size_t nodes_before = tree.size(), frames_before = frames.size();
+    if constexpr (frames_later) tree.add(cut, text, made);
+    else tree.add(cut, text);
+    if (const size_t room = node_room.after(text.size(), tree.size(), nodes_before)) tree.expect(room);
+    if constexpr (!frames_later)
+      if (const size_t room = frame_room.after(text.size(), frames.size(), frames_before)) frames.expect(room);
+  };
+  // A LineTree's second stage: the frames of the nodes a job made.
+  auto add_frames = [&](const CutJob& cut, std::string_view text, const std::vector<uint32_t>& made) {
+    if constexpr (frames_later) {
+      const size_t frames_before = frames.size();
+      tree.add_frames(cut, text, made, frames);
+      if (const size_t room = frame_room.after(text.size(), frames.size(), frames_before)) frames.expect(room);
+    }
   };
   std::vector<JobLines> jobs;
   auto done = [&](const CutJob& c) {
@@ -1205,12 +1253,12 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
   };
   if (!threads) {
     CutJob cut;
+    std::vector<uint32_t> made;
     std::string_view chunk;
     while (next(chunk)) {
       cut.cut(chunk, dialect, alone);
-      const size_t nodes_before = tree.size(), frames_before = frames.size();
-      tree.add(cut, chunk);
-      expect(chunk.size(), nodes_before, frames_before);
+      add(cut, chunk, made);
+      add_frames(cut, chunk, made);
       done(cut);
       progress.update(consumed());
     }
@@ -1219,18 +1267,22 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       std::string_view text;  // in the mapping, or in `copy`
       std::string copy;
       CutJob cut;
+      std::vector<uint32_t> made;  // LineTree::add's
       int state = 0;  // 0 read, 1 being cut, 2 cut (under mu)
     };
-    constexpr int kJobs = 3;  // one being read, one being cut, one in the tree
+    // One being read, one being cut, one in the tree (and for a LineTree one having its frames
+    // looked up).
+    constexpr int kJobs = frames_later ? 4 : 3;
     std::vector<std::unique_ptr<Job>> pool;
     std::deque<Job*> free_jobs, queue;  // queue: read, in input order, not yet in the tree
+    std::deque<Job*> built;  // out of the tree, in input order, their frames not yet looked up
     for (int i = 0; i < kJobs; ++i) {
       pool.push_back(std::make_unique<Job>());
       free_jobs.push_back(pool.back().get());
     }
     std::mutex mu;
     std::condition_variable cv;
-    bool closed = false, tree_idle = false, stop = false;
+    bool closed = false, tree_idle = false, tree_done = false, stop = false;
     std::exception_ptr failure;
     auto fail = [&] {  // under mu
       if (!failure) failure = std::current_exception();
@@ -1240,9 +1292,10 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     auto try_cut = [&](Job* j, std::unique_lock<std::mutex>& lock) {
       if (j->state != 0) return;
       j->state = 1;
+      const bool skip = stop;
       lock.unlock();
       try {
-        if (!stop) j->cut.cut(j->text, dialect, alone);
+        if (!skip) j->cut.cut(j->text, dialect, alone);
       } catch (...) {
         lock.lock();
         fail();
@@ -1250,6 +1303,24 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       }
       lock.lock();
       j->state = 2;
+      cv.notify_all();
+    };
+    // The frames of the oldest job out of the tree, which then goes back to the pool (the caller
+    // holds `lock`, which is released meanwhile).
+    auto frames_of_built = [&](std::unique_lock<std::mutex>& lock) {
+      Job* j = built.front();
+      built.pop_front();
+      const bool skip = stop;
+      lock.unlock();
+      try {
+        if (!skip) add_frames(j->cut, j->text, j->made);
+      } catch (...) {
+        lock.lock();
+        fail();
+        lock.unlock();
+      }
+      lock.lock();
+      free_jobs.push_back(j);
       cv.notify_all();
     };
     std::thread builder([&] {
@@ -1266,9 +1337,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
         if (!stop) {
           lock.unlock();
           try {
-            const size_t nodes_before = tree.size(), frames_before = frames.size();
-            tree.add(j->cut, j->text);
-            expect(j->text.size(), nodes_before, frames_before);
+            add(j->cut, j->text, j->made);
             done(j->cut);
           } catch (...) {
             lock.lock();
@@ -1277,21 +1346,26 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
           }
           lock.lock();
         }
-        free_jobs.push_back(j);
+        (frames_later && !stop ? built : free_jobs).push_back(j);
         cv.notify_all();
       }
+      tree_done = true;
+      cv.notify_all();
     });
     try {
       std::string_view chunk;
       std::unique_lock<std::mutex> lock(mu);
       while (!stop) {
-        // A free buffer; while there is none, cut the newest job nobody has started on.
+        // A free buffer; while there is none, look up the frames of a job out of the tree, or
+        // else cut the newest job nobody has started on.
         while (free_jobs.empty() && !stop) {
           auto idle = std::find_if(queue.rbegin(), queue.rend(), [](Job* j) { return j->state == 0; });
-          if (idle != queue.rend())
+          if (!built.empty())
+            frames_of_built(lock);
+          else if (idle != queue.rend())
             try_cut(*idle, lock);
           else
-            cv.wait(lock, [&] { return !free_jobs.empty() || stop; });
+            cv.wait(lock, [&] { return !free_jobs.empty() || !built.empty() || stop; });
         }
         if (stop) break;
         Job* j = free_jobs.front();
@@ -1316,6 +1390,11 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       }
       closed = true;
       cv.notify_all();
+      // The frames of the jobs still in the tree, as they come out of it.
+      while (!stop && !(tree_done && built.empty())) {
+        if (!built.empty()) frames_of_built(lock);
+        else cv.wait(lock, [&] { return !built.empty() || tree_done || stop; });
+      }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
       fail();
@@ -1337,7 +1416,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     NodeTable tree(frames);
     build(tree);
   } else {
-    LineTree tree(frames, mapped);
+    LineTree tree(mapped);
     build(tree);
   }
   return counts;
