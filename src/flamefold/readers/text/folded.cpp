@@ -1283,6 +1283,7 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
     std::mutex mu;
     std::condition_variable cv;
     bool closed = false, tree_idle = false, tree_done = false, stop = false;
+    bool framing = false;  // a thread is looking up the frames of a job out of the tree
     std::exception_ptr failure;
     auto fail = [&] {  // under mu
       if (!failure) failure = std::current_exception();
@@ -1305,11 +1306,15 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       j->state = 2;
       cv.notify_all();
     };
+    // Whether a job's frames can be looked up now: one job at a time, in input order, by any
+    // thread (under mu).
+    auto frames_due = [&] { return !built.empty() && !framing; };
     // The frames of the oldest job out of the tree, which then goes back to the pool (the caller
-    // holds `lock`, which is released meanwhile).
+    // holds `lock`, which is released meanwhile; frames_due()).
     auto frames_of_built = [&](std::unique_lock<std::mutex>& lock) {
       Job* j = built.front();
       built.pop_front();
+      framing = true;
       const bool skip = stop;
       lock.unlock();
       try {
@@ -1320,9 +1325,11 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
         lock.unlock();
       }
       lock.lock();
+      framing = false;
       free_jobs.push_back(j);
       cv.notify_all();
     };
+    auto uncut = [&] { return std::find_if(queue.begin(), queue.end(), [](Job* j) { return j->state == 0; }); };
     std::thread builder([&] {
       std::unique_lock<std::mutex> lock(mu);
       while (true) {
@@ -1333,7 +1340,16 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
         Job* j = queue.front();
         queue.pop_front();
         try_cut(j, lock);
-        cv.wait(lock, [&] { return j->state == 2; });
+        // While another thread cuts it: the frames of a job out of the tree, or a later job to cut.
+        while (j->state != 2) {
+          if (frames_due()) {
+            frames_of_built(lock);
+          } else if (auto later = uncut(); later != queue.end()) {
+            try_cut(*later, lock);
+          } else {
+            cv.wait(lock, [&] { return j->state == 2 || frames_due() || uncut() != queue.end(); });
+          }
+        }
         if (!stop) {
           lock.unlock();
           try {
@@ -1360,12 +1376,12 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
         // else cut the newest job nobody has started on.
         while (free_jobs.empty() && !stop) {
           auto idle = std::find_if(queue.rbegin(), queue.rend(), [](Job* j) { return j->state == 0; });
-          if (!built.empty())
+          if (frames_due())
             frames_of_built(lock);
           else if (idle != queue.rend())
             try_cut(*idle, lock);
           else
-            cv.wait(lock, [&] { return !free_jobs.empty() || !built.empty() || stop; });
+            cv.wait(lock, [&] { return !free_jobs.empty() || frames_due() || stop; });
         }
         if (stop) break;
         Job* j = free_jobs.front();
@@ -1391,9 +1407,9 @@ ReadCounts read_unsorted(Input& input, TextSource& src, Progress& progress, bool
       closed = true;
       cv.notify_all();
       // The frames of the jobs still in the tree, as they come out of it.
-      while (!stop && !(tree_done && built.empty())) {
-        if (!built.empty()) frames_of_built(lock);
-        else cv.wait(lock, [&] { return !built.empty() || tree_done || stop; });
+      while (!stop && !(tree_done && built.empty() && !framing)) {
+        if (frames_due()) frames_of_built(lock);
+        else cv.wait(lock, [&] { return frames_due() || (tree_done && built.empty() && !framing) || stop; });
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
