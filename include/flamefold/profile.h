@@ -18,6 +18,7 @@
 #include "flamefold/device_ops.h"
 #include "flamefold/hash.h"
 #include "flamefold/strings.h"
+#include "flamefold/two_threads.h"
 
 namespace flamefold {
 
@@ -88,6 +89,12 @@ class Symbols {
   // prefetch(i) is called well before text_of(i), to request what it will read.
   template <typename TextOf, typename Prefetch>
   void append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch);
+  // Room for this many more frames made by append_distinct() in all, and their names, when they
+  // come in several calls (each call otherwise makes room for its own).
+  void expect_appended(size_t n) {
+    frames_.reserve(frames_.size() + n);
+    strings.reserve_appended(strings.size() + n);
+  }
 
   const Frame& operator[](FrameId id) const { return frames_[id]; }
   std::string_view name(FrameId id) const { return strings[frames_[id].name]; }
@@ -110,16 +117,11 @@ class Symbols {
   void rehash_frames(size_t slots);
   void index_appended_frames();
   void prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId category) const;
-  // first(b) then second(b) for blocks b = 0 .. blocks - 1, in order; with `threaded`, first()
-  // runs on a second thread at most `ahead` blocks ahead of second().
-  static void in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,
-                            const std::function<void(size_t)>& second);
 };
 
 template <typename TextOf, typename Prefetch>
 void Symbols::append_distinct(size_t n, TextOf&& text_of, FrameId* ids, Prefetch&& prefetch) {
-  frames_.reserve(frames_.size() + n);
-  strings.reserve_appended(strings.size() + n);
+  if (frames_.capacity() < frames_.size() + n) expect_appended(n);
   constexpr size_t kAhead = 32;
   for (size_t i = 0; i < n && i < kAhead; ++i) prefetch(i);
   for (size_t i = 0; i < n; ++i) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 using flamefold::on_two_threads;
 
@@ -39,4 +40,52 @@ TEST(TwoThreads, WhatThisThreadThrowsComesFirstAndTheSecondThreadIsJoined) {
     EXPECT_STREQ(e.what(), "here");
   }
   EXPECT_TRUE(there_done);  // joined before the exception left
+}
+
+// in_two_stages: a pipeline of two stages over blocks, the first on a second thread.
+TEST(InTwoStages, EachBlocksSecondStageFollowsItsFirstAndTheFirstKeepsWithinReach) {
+  constexpr size_t kBlocks = 200, kAhead = 3;
+  std::atomic<size_t> firsts{0}, seconds{0};
+  std::vector<int> made(kBlocks, 0);
+  std::atomic<bool> out_of_reach{false}, before_first{false};
+  std::thread::id first_thread;
+  flamefold::in_two_stages(
+      kBlocks, kAhead, true,
+      [&](size_t b) {
+        first_thread = std::this_thread::get_id();
+        if (b >= seconds.load() + kAhead) out_of_reach = true;
+        made[b] = static_cast<int>(b) + 1;
+        firsts = b + 1;
+      },
+      [&](size_t b) {
+        if (firsts.load() <= b || made[b] != static_cast<int>(b) + 1) before_first = true;
+        seconds = b + 1;
+      });
+  EXPECT_EQ(seconds.load(), kBlocks);
+  EXPECT_FALSE(out_of_reach);
+  EXPECT_FALSE(before_first);
+  EXPECT_NE(first_thread, std::this_thread::get_id());
+}
+
+TEST(InTwoStages, WhatEitherStageThrowsIsRethrownAndBothStop) {
+  size_t seconds = 0;
+  EXPECT_THROW(flamefold::in_two_stages(
+                   100, 2, true,
+                   [&](size_t b) {
+                     if (b == 10) throw std::runtime_error("first");
+                   },
+                   [&](size_t) { ++seconds; }),
+               std::runtime_error);
+  // The first stage is at most two blocks ahead: the second had done 0-7 at least, and none past 9.
+  EXPECT_GE(seconds, 8u);
+  EXPECT_LE(seconds, 10u);
+  std::atomic<size_t> firsts{0};
+  // The second stage failing once used to leave the first stage's thread joinable (terminate).
+  EXPECT_THROW(flamefold::in_two_stages(
+                   100, 2, true, [&](size_t) { ++firsts; },
+                   [&](size_t b) {
+                     if (b == 5) throw std::logic_error("second");
+                   }),
+               std::logic_error);
+  EXPECT_LE(firsts.load(), 5u + 2u + 1u);  // stopped within reach of the failure
 }

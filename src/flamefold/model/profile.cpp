@@ -85,46 +85,6 @@ void Symbols::prefetch_frame(StrId name, StrId file, uint32_t line, CategoryId c
   flamefold::prefetch(&frame_slots_[frame_key(name, file, line, cat) & frame_mask_]);
 }
 
-void Symbols::in_two_stages(size_t blocks, size_t ahead, bool threaded, const std::function<void(size_t)>& first,
-                            const std::function<void(size_t)>& second) {
-  if (!threaded) {
-    for (size_t b = 0; b < blocks; ++b) {
-      first(b);
-      second(b);
-    }
-    return;
-  }
-  std::atomic<size_t> firsts{0}, seconds{0};  // blocks done by each
-  std::exception_ptr failure;
-  std::thread t([&] {
-    try {
-      for (size_t b = 0; b < blocks; ++b) {
-        for (size_t s = seconds.load(); b >= s + ahead; s = seconds.load()) seconds.wait(s);
-        first(b);
-        firsts.store(b + 1);
-        firsts.notify_one();
-      }
-    } catch (...) {
-      failure = std::current_exception();
-      firsts.store(SIZE_MAX);  // wakes the other side, which then stops
-      firsts.notify_one();
-    }
-  });
-  for (size_t b = 0; b < blocks; ++b) {
-    size_t f = firsts.load();
-    while (f <= b) {
-      firsts.wait(f);
-      f = firsts.load();
-    }
-    if (f == SIZE_MAX) break;
-    second(b);
-    seconds.store(b + 1);
-    seconds.notify_one();
-  }
-  t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
 CategoryId Symbols::category(std::string_view name) {
   if (name.empty()) return 0;  // interned by the constructor
   StrId s = strings.intern(name);

@@ -339,25 +339,44 @@ class SymbolFrames {
   const Symbols& s_;
 };
 
+// Whether out's frames can be appended without interning (make_frames_part): the reader's
+// frames have names all different and in text `out` adopted, and out has none yet. Asked once,
+// before the first part is made.
+template <typename Frames>
+bool appends_distinct(const Frames& frames, const Profile& out) {
+  if constexpr (requires { frames.distinct_names(); })
+    return frames.distinct_names() && out.symbols.frame_count() == 0 && out.symbols.strings.size() == 1;
+  return false;
+}
+
+// Makes out's frames for met[from, to) (frames of the tree's nodes, in the order the depth-first
+// walk first meets them), in that order: ids[k] is the frame made for met[k].
+template <typename Frames>
+void make_frames_part(const Frames& frames, const FrameId* met, size_t from, size_t to, bool distinct, FrameId* ids,
+                      Profile& out) {
+  auto text = [&](size_t i) { return frames.text(met[from + i]); };
+  auto prefetch = [&](size_t i) { frames.prefetch(met[from + i]); };
+  if (distinct) out.symbols.append_distinct(to - from, text, ids + from, prefetch);
+  else out.symbols.frames(to - from, text, ids + from, prefetch);
+}
+
+// Renumbers nodes [first_node, ...) from the numbers frames were met in to the frames made
+// (ids, make_frames_part's), unless those are the same.
+inline void renumber_frames(const std::vector<FrameId>& ids, Profile& out, size_t first_node) {
+  bool same = true;  // a frame per distinct frame of the stacks, numbered as met: nothing to renumber
+  for (size_t i = 0; i < ids.size() && same; ++i) same = ids[i] == i;
+  if (!same)
+    for (size_t i = first_node; i < out.node_count(); ++i) out.frame[i] = ids[out.frame[i]];
+}
+
 // Makes out's frames for the frames the tree's nodes hold, numbered in the order `met` lists
 // them (where the depth-first walk first meets them), and renumbers nodes [first_node, ...) from
 // those numbers to the frames made.
 template <typename Frames>
 void make_frames(const Frames& frames, const std::vector<FrameId>& met, Profile& out, size_t first_node) {
   std::vector<FrameId> ids(met.size());
-  auto text = [&](size_t i) { return frames.text(met[i]); };
-  bool appended = false;
-  if constexpr (requires { frames.distinct_names(); }) {
-    if (frames.distinct_names() && out.symbols.frame_count() == 0 && out.symbols.strings.size() == 1) {
-      out.symbols.append_distinct(met.size(), text, ids.data(), [&](size_t i) { frames.prefetch(met[i]); });
-      appended = true;
-    }
-  }
-  if (!appended) out.symbols.frames(met.size(), text, ids.data(), [&](size_t i) { frames.prefetch(met[i]); });
-  bool same = true;  // a frame per distinct frame of the stacks, numbered as met: nothing to renumber
-  for (size_t i = 0; i < ids.size() && same; ++i) same = ids[i] == i;
-  if (!same)
-    for (size_t i = first_node; i < out.node_count(); ++i) out.frame[i] = ids[out.frame[i]];
+  make_frames_part(frames, met.data(), 0, met.size(), appends_distinct(frames, out), ids.data(), out);
+  renumber_frames(ids, out, first_node);
 }
 
 // Writes `tree` (a Trie, or a reader's own with the same parent, frame and self arrays, nodes
@@ -471,17 +490,33 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
   std::vector<NodeId>().swap(tree.parent);
   std::vector<FrameId>().swap(tree.frame);
   std::vector<double>().swap(tree.self);
-  std::vector<FrameId> out_frame(frames.size(), kNone), met;  // frames in the order the walk meets them
-  for (size_t i = 1; i < n; ++i) {
-    FrameId& f = out.frame[i];
-    if (out_frame[f] == kNone) {
-      out_frame[f] = static_cast<FrameId>(met.size());
-      met.push_back(f);
-    }
-    f = out_frame[f];
-  }
+  // Frames in the order the walk meets them (`met`), each node's renumbered so (first stage),
+  // and out's frames made for them (second stage), a block of nodes at a time; the first stage
+  // on a second thread for a big tree.
+  std::vector<FrameId> out_frame(frames.size(), kNone), met(frames.size()), ids(frames.size());
+  size_t met_count = 0;
+  constexpr size_t kBlock = size_t(1) << 16;
+  const size_t blocks = (n - 1 + kBlock - 1) / kBlock;  // of nodes [1, n)
+  std::vector<size_t> met_after(blocks);  // met_count after each block
+  const bool distinct = appends_distinct(frames, out);
+  if (distinct) out.symbols.expect_appended(frames.size());  // at most; made in parts
+  in_two_stages(
+      blocks, 4, two_threads,
+      [&](size_t b) {
+        for (size_t i = 1 + b * kBlock, end = std::min(n, 1 + (b + 1) * kBlock); i < end; ++i) {
+          FrameId& f = out.frame[i];
+          if (out_frame[f] == kNone) {
+            out_frame[f] = static_cast<FrameId>(met_count);
+            met[met_count++] = f;
+          }
+          f = out_frame[f];
+        }
+        met_after[b] = met_count;
+      },
+      [&](size_t b) { make_frames_part(frames, met.data(), b ? met_after[b - 1] : 0, met_after[b], distinct, ids.data(), out); });
   std::vector<FrameId>().swap(out_frame);
-  make_frames(frames, met, out, 1);
+  ids.resize(met_count);
+  renumber_frames(ids, out, 1);
 }
 
 // The tree of distinct stacks with few distinct frames (a StackTable, or a StackList in the
