@@ -8,8 +8,8 @@ namespace flamefold {
 
 // Freed memory stays in the heap for the next allocation instead of going back to the kernel:
 // 256 MB of address space is added to the heap's top and freed, and with trimming pushed out of
-// the way later allocations (up to 32 MB each) are carved from it, reusing what earlier ones
-// touched. Every page the process touches for the first time is zeroed by the kernel, and on
+// the way later allocations (of any size while the top has room; past it, blocks of 32 MB and
+// more are mappings of their own again) are carved from it, reusing what earlier ones touched. Every page the process touches for the first time is zeroed by the kernel, and on
 // this VM (whose free memory the host takes back after a pause) that costs 1-2 ms per MB. Freed
 // blocks stay resident, so peak RSS grows: readers use it for inputs of moderate size only.
 // Idempotent; call before the big allocations, from one thread.

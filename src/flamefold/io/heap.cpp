@@ -16,9 +16,9 @@ void heap_reuse_freed_memory() {
     // freed; untouched parts of it cost no memory.
     // glibc takes no mmap threshold above 32 MB, so the reserve is made with mmap turned off;
     // later, a block of any size is carved from the heap while its top has room. The pointer is
-    // volatile because the compiler may drop a malloc whose block is only freed (GCC did, and
-    // from 2026-11-28 to 11-29 there was no reserve: blocks of 32 MB and more were mappings of
-    // their own, fresh pages each time).
+    // volatile because the compiler may drop a malloc whose block is only freed (GCC did, once
+    // the huge-page advice that used the block was gone: there was then no reserve, and blocks
+    // of 32 MB and more were mappings of their own, fresh pages each time).
     constexpr size_t kReserve = size_t(256) << 20;
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_ARENA_MAX, 1);  // worker threads too (their own arenas would be plain mmap)
