@@ -823,8 +823,8 @@ class NodeTable {
 // found going up from the whole stack (a line mostly adds a few frames to a path seen before:
 // a few probes, not one per frame) and checked with one memcmp of the whole prefix against the
 // line that made its node, which the mapping keeps. The frames of the nodes a job made are
-// looked up afterwards (add_frames), in the order the nodes were made: with threads, on the
-// thread that cuts jobs, while this one builds the next job's nodes.
+// looked up afterwards (add_frames), in the order the nodes were made: with threads, by
+// whichever thread is free, while the tree thread builds the next job's nodes.
 class LineTree {
  public:
   explicit LineTree(std::string_view text) : text_(text) {
@@ -923,8 +923,8 @@ class LineTree {
   }
 
   // The frames of the nodes a job made (add()'s `made`, in the order they were made), from
-  // `frames`, where new ones are added. Requested ahead: a frame's table slot, then the entry it
-  // holds, then that entry's text (which a frame seen before is compared with).
+  // `frames`, where new ones are added. Each frame's table slot is requested kAhead frames
+  // ahead (requesting the entry it holds too meant loading the slot before it came: slower).
   void add_frames(const CutJob& job, std::string_view text, const std::vector<uint32_t>& made, FrameTable& frames) {
     const CutJob::Frame empty = CutJob::empty_frame(0);
     auto frame_of = [&](size_t k) -> const CutJob::Frame& { return made[k] == kEmptyFrame ? empty : job.frames[made[k]]; };
