@@ -24,6 +24,22 @@ void touch(void* p, size_t bytes) {
   for (size_t i = 0; i < bytes; i += 4096) c[i] = 1;
 }
 
+// Page faults taken by touching a block of `bytes` allocated right after one of the same size
+// was touched and freed (-1 when malloc failed).
+long faults_of_reused_block(size_t bytes) {
+  void* first = std::malloc(bytes);
+  if (!first) return -1;
+  touch(first, bytes);
+  std::free(first);
+  const long before = minor_faults();
+  void* second = std::malloc(bytes);
+  if (!second) return -1;
+  touch(second, bytes);
+  const long faults = minor_faults() - before;
+  std::free(second);
+  return faults;
+}
+
 }  // namespace
 
 TEST(Heap, FreedBlocksAreReusedWithoutFreshPages) {
@@ -32,19 +48,10 @@ TEST(Heap, FreedBlocksAreReusedWithoutFreshPages) {
 #endif
   heap_reuse_freed_memory();
   heap_reuse_freed_memory();  // idempotent
-  constexpr size_t kBytes = size_t(8) << 20;  // 2,048 pages; under the 32 MB of a mapping of its own
-  void* first = std::malloc(kBytes);
-  ASSERT_NE(first, nullptr);
-  touch(first, kBytes);
-  std::free(first);
-  const long before = minor_faults();
-  void* second = std::malloc(kBytes);
-  ASSERT_NE(second, nullptr);
-  touch(second, kBytes);
-  const long faults = minor_faults() - before;
-  std::free(second);
-  // Given back to the kernel (glibc's default for a block this big), the second block would take
-  // a fault per page.
+  // 2,048 pages; under the 32 MB of a mapping of its own. Given back to the kernel (glibc's
+  // default for a block this big), the second block would take a fault per page.
+  const long faults = faults_of_reused_block(size_t(8) << 20);
+  ASSERT_GE(faults, 0) << "malloc failed";
   EXPECT_LT(faults, 64) << "touching a reused 8 MB block took " << faults << " page faults";
 }
 
@@ -57,16 +64,7 @@ TEST(Heap, BigFreedBlocksAreReusedWithoutFreshPages) {
   GTEST_SKIP() << "a sanitizer's allocator takes no malloc policy";
 #endif
   heap_reuse_freed_memory();
-  constexpr size_t kBytes = size_t(48) << 20;  // 12,288 pages; past glibc's 32 MB mmap threshold
-  void* first = std::malloc(kBytes);
-  ASSERT_NE(first, nullptr);
-  touch(first, kBytes);
-  std::free(first);
-  const long before = minor_faults();
-  void* second = std::malloc(kBytes);
-  ASSERT_NE(second, nullptr);
-  touch(second, kBytes);
-  const long faults = minor_faults() - before;
-  std::free(second);
+  const long faults = faults_of_reused_block(size_t(48) << 20);  // 12,288 pages; past the 32 MB threshold
+  ASSERT_GE(faults, 0) << "malloc failed";
   EXPECT_LT(faults, 64) << "touching a reused 48 MB block took " << faults << " page faults";
 }

@@ -197,7 +197,7 @@ void radix_sort_keys(NameKey* a, NameKey* b, size_t n, size_t byte, bool into_b)
       byte = w * 8 + 8;
       continue;
     }
-    byte = std::max(byte, w * 8 + shared);  // the first byte on which keys differ
+    byte = w * 8 + shared;  // the first byte on which keys differ (never before `byte`)
     const unsigned shift = static_cast<unsigned>(7 - byte % 8) * 8;
     size_t count[256] = {};
     for (size_t i = 0; i < n; ++i) ++count[(a[i].bytes[w] >> shift) & 255];

@@ -499,7 +499,10 @@ void write_tree(const Frames& frames, Tree& tree, Profile& out) {
   const size_t blocks = (n - 1 + kBlock - 1) / kBlock;  // of nodes [1, n)
   std::vector<size_t> met_after(blocks);  // met_count after each block
   const bool distinct = appends_distinct(frames, out);
-  if (distinct) out.symbols.expect_appended(frames.size());  // at most; made in parts
+  // Room for them all at once (at most frames.size()): each part would otherwise make exactly
+  // its own, a copy of the tables so far per block.
+  if (distinct) out.symbols.expect_appended(frames.size());
+  else out.symbols.reserve(out.symbols.frame_count() + frames.size(), out.symbols.strings.size() + frames.size());
   in_two_stages(
       blocks, 4, two_threads,
       [&](size_t b) {
