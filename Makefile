@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 # The tests of the readers and builders that run threads, for the ThreadSanitizer pass.
-TSAN_TESTS ?= Spool|Stream|Nsys|Ascend|Kineto|InputAhead|WorkAhead|SqliteScanAhead|Folded|Perf|Parallel|Html|GzipMembers|TwoThreads|InTwoStages
+TSAN_TESTS ?= Spool|Stream|Nsys|Ascend|Kineto|InputAhead|WorkAhead|SqliteScanAhead|Folded|Perf|Parallel|Html|GzipMembers|TwoThreads|InTwoStages|OutputFile
 
 .PHONY: all setup build run test test-sanitize soak fuzz bench clean python
 # `make python`: the Python package installed into this venv (Debian's interpreter, its packages seen).

@@ -46,10 +46,20 @@ class OutputFile {
   void write_raw(std::string_view s);
   std::string path_, tmp_path_;
   int fd_ = -1;
+  int pending_slot_ = -1;  // where a signal handler finds the temporary file
   bool committed_ = false;
   std::string buf_;
   uint64_t written_ = 0;
 };
+
+// Returns once the files that committed outputs replaced are removed (that happens on a thread
+// of its own; the process waits for it at exit anyway).
+void wait_for_replaced_outputs();
+
+// From then on SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the temporary files of outputs not
+// yet committed before they end the process as they would have. For programs, not libraries:
+// it takes over those signals.
+void remove_unfinished_outputs_on_signals();
 
 // The file extension that picks an output kind: "html", "svg", "folded", "json", ...
 // (".gz" is not stripped; lower case).

@@ -212,6 +212,7 @@ int main(int argc, char** argv) {
   // their own and go back to the OS when freed. Left adaptive, glibc raises this threshold after
   // the first such free and keeps later big buffers in the heap, so RSS stays at its high-water mark.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  remove_unfinished_outputs_on_signals();  // Ctrl-C leaves no half-written file behind
   CLI::App app{"flamefold — flame graphs and traces from the profiles you already have"};
   app.footer(kExamples);
   app.require_subcommand(1);

@@ -1,15 +1,119 @@
 #include "flamefold/output.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace flamefold {
+
+namespace {
+
+// The temporary files of outputs being written, where a signal handler can find them: fixed
+// slots, as a handler may not allocate or take locks.
+struct PendingFile {
+  std::atomic<int> state{0};  // kFree, kFilling (path being copied in), kReady
+  char path[4096];
+};
+constexpr int kFree = 0, kFilling = 1, kReady = 2;
+PendingFile pending_files[32];
+
+int note_pending(const std::string& path) {
+  if (path.size() >= sizeof(PendingFile::path)) return -1;
+  for (int i = 0; i < static_cast<int>(std::size(pending_files)); ++i) {
+    int free = kFree;
+    if (!pending_files[i].state.compare_exchange_strong(free, kFilling)) continue;
+    std::memcpy(pending_files[i].path, path.c_str(), path.size() + 1);
+    pending_files[i].state.store(kReady);
+    return i;
+  }
+  return -1;  // more at once than slots: that one is not removed on a signal
+}
+
+void forget_pending(int slot) {
+  if (slot >= 0) pending_files[slot].state.store(kFree);
+}
+
+extern "C" void remove_pending_and_die(int sig) {
+  for (PendingFile& f : pending_files)
+    if (f.state.load() == kReady) ::unlink(f.path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);  // ends the process as the signal would have, its status included
+}
+
+// Files that outputs replaced, removed on threads of their own: freeing a big file's blocks
+// takes ~10 ms, which then overlaps the rest of the run (tearing down the profile). Waited
+// for when the process exits. Each stays a pending file until it is gone.
+class Removals {
+ public:
+  ~Removals() { wait(); }
+  void remove(std::string path, int slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_.emplace_back([path = std::move(path), slot] {
+      ::unlink(path.c_str());
+      forget_pending(slot);
+    });
+  }
+  void wait() {
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads.swap(threads_);
+    }
+    for (std::thread& t : threads) t.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+};
+Removals& removals() {
+  static Removals r;
+  return r;
+}
+
+// Moves the finished temporary file onto an existing target by swapping the two names (one
+// atomic step, like rename()), so that the old file's removal can happen later. A plain
+// rename() over an existing file costs more on ext4, which also forces the new file's blocks
+// to be allocated there and then. False when the target is not a file (a directory must fail as
+// rename() fails) or the file system cannot swap.
+bool swap_into_place(const std::string& tmp, const std::string& target) {
+#ifdef RENAME_EXCHANGE
+  struct stat st;
+  if (::lstat(target.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) return false;
+  return ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0;
+#else
+  (void)tmp;
+  (void)target;
+  return false;
+#endif
+}
+
+}  // namespace
+
+void remove_unfinished_outputs_on_signals() {
+  struct sigaction a {};
+  a.sa_handler = remove_pending_and_die;
+  sigemptyset(&a.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    struct sigaction old {};
+    // A signal the process was started ignoring (nohup) stays ignored.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &a, nullptr);
+  }
+}
+
+void wait_for_replaced_outputs() { removals().wait(); }
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   buf_.reserve(kFlushAt + 4096);
@@ -17,10 +121,13 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     fd_ = 1;
     return;
   }
-  // The temporary file sits beside the target so rename() stays on one file system.
-  tmp_path_ = path_ + ".flamefold-tmp-" + std::to_string(::getpid());
+  // The temporary file sits beside the target so rename() stays on one file system; its name
+  // is the process's and the output's own (a replaced file may still sit at an earlier one).
+  static std::atomic<uint32_t> outputs{0};
+  tmp_path_ = path_ + ".flamefold-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(outputs++);
   fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot create output file: " + std::strerror(errno));
+  pending_slot_ = note_pending(tmp_path_);
 }
 
 OutputFile::~OutputFile() {
@@ -36,6 +143,7 @@ OutputFile::~OutputFile() {
   if (!committed_) {
     if (fd_ >= 0) ::close(fd_);
     ::unlink(tmp_path_.c_str());
+    forget_pending(pending_slot_);
   }
 }
 
@@ -66,14 +174,21 @@ void OutputFile::commit() {
   if (path_ == "-") return;
   if (::close(fd_) != 0) {
     ::unlink(tmp_path_.c_str());
+    forget_pending(pending_slot_);
     throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   }
   fd_ = -1;
+  if (swap_into_place(tmp_path_, path_)) {
+    removals().remove(tmp_path_, pending_slot_);  // the temporary name now holds the old file
+    return;
+  }
   if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp_path_.c_str());
+    forget_pending(pending_slot_);
     throw std::runtime_error(path_ + ": cannot move output into place: " + std::strerror(e));
   }
+  forget_pending(pending_slot_);
 }
 
 std::string output_extension(std::string_view path) {

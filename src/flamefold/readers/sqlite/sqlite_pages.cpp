@@ -335,7 +335,30 @@ bool PageScanner::advance_to_leaf() {
     push(next);
   }
   seek_done_ = true;
+  find_next_leaf();
   return true;
+}
+
+void PageScanner::find_next_leaf() {
+  next_leaf_ = nullptr;
+  next_leaf_requested_ = 0;
+  if (stack_.size() < 2) return;
+  const Level& t = stack_[stack_.size() - 2];
+  if (t.index >= t.cells) return;
+  // Read without the checks of child(): a damaged pointer only goes unrequested here, and
+  // push() reports it when the scan gets there.
+  const uint32_t i = t.index + 1;
+  uint32_t page;
+  if (i == t.cells) {
+    page = be32(t.page + t.header + 8);
+  } else {
+    const uint32_t off = be16(t.ptrs + 2 * i);
+    if (off < t.area || off + 4 > image_->usable) return;
+    page = be32(t.page + off);
+  }
+  if (page < 2 || page > image_->pages) return;
+  next_leaf_ = image_->page(page);
+  flamefold::prefetch(next_leaf_);  // its header and first cell pointers
 }
 
 bool PageScanner::next(Value* out) {
@@ -352,6 +375,11 @@ bool PageScanner::next(Value* out) {
       const uint32_t off = be16(leaf.ptrs + 2 * i);
       if (off < leaf.area || off >= usable) cell_offset(leaf, i);  // reports the damage
       if (i + 1 < leaf.cells) flamefold::prefetch(leaf.page + be16(leaf.ptrs + 2 * i + 2));
+      if (next_leaf_requested_ < image_->page_size && next_leaf_) {
+        flamefold::prefetch(next_leaf_ + image_->page_size - 64 - next_leaf_requested_);
+        flamefold::prefetch(next_leaf_ + image_->page_size - 128 - next_leaf_requested_);
+        next_leaf_requested_ += 128;
+      }
       const uint8_t* q = leaf.page + off;
       const uint8_t* end = leaf.page + usable;
       uint64_t size = 0, key = 0;
