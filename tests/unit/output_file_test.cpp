@@ -71,6 +71,28 @@ TEST(OutputFile, ReplacingTwiceInARowKeepsTheLast) {
   EXPECT_EQ(entries(d), 1u);
 }
 
+// A program writing outputs in a loop (the Python module's callers) keeps one removal thread,
+// not one per output: threads that ended but were never joined would each keep their stack
+// (8 MB of address space).
+TEST(OutputFile, ManyReplacementsKeepOneThread) {
+  fs::path d = fresh_dir("out_loop");
+  auto address_space_kb = [] {
+    std::string status = test::read_file("/proc/self/status");
+    size_t at = status.find("VmSize:");
+    return at == std::string::npos ? 0L : std::stol(status.substr(at + 7));
+  };
+  write_output(d / "a.svg", "0");
+  write_output(d / "a.svg", "1");
+  flamefold::wait_for_replaced_outputs();
+  const long before = address_space_kb();
+  ASSERT_GT(before, 0);
+  for (int i = 2; i <= 60; ++i) write_output(d / "a.svg", std::to_string(i));
+  EXPECT_LT(address_space_kb() - before, 64 * 1024) << "KB of address space more after 59 replacements";
+  flamefold::wait_for_replaced_outputs();
+  EXPECT_EQ(test::read_file((d / "a.svg").string()), "60");
+  EXPECT_EQ(entries(d), 1u);
+}
+
 TEST(OutputFile, SymlinkTargetIsReplacedNotFollowed) {
   fs::path d = fresh_dir("out_symlink");
   test::write_file("out_symlink/pointee", "keep");

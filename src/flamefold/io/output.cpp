@@ -1,6 +1,7 @@
 #include "flamefold/output.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,9 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <thread>
-#include <vector>
 
 namespace flamefold {
 
@@ -51,31 +52,41 @@ extern "C" void remove_pending_and_die(int sig) {
   std::raise(sig);  // ends the process as the signal would have, its status included
 }
 
-// Files that outputs replaced, removed on threads of their own: freeing a big file's blocks
-// takes ~10 ms, which then overlaps the rest of the run (tearing down the profile). Waited
-// for when the process exits. Each stays a pending file until it is gone.
+class Removals;
+Removals& removals();
+
+// Files that outputs replaced, removed on a thread of their own: freeing a big file's blocks
+// takes ~10 ms, which then overlaps the rest of the run (tearing down the profile). One removal
+// at a time (a program writing outputs in a loop keeps one thread, not one per output); waited
+// for when the process exits. Each file stays a pending one until it is gone.
 class Removals {
  public:
+  Removals() {
+    // A child forked meanwhile (Python's multiprocessing) has no such thread: it forgets it
+    // rather than join it, and leaves the removal to the parent.
+    ::pthread_atfork(nullptr, nullptr, [] {
+      Removals& r = removals();
+      new (&r.mutex_) std::mutex;
+      if (r.thread_.joinable()) new std::thread(std::move(r.thread_));  // never joined, never freed
+    });
+  }
   ~Removals() { wait(); }
   void remove(std::string path, int slot) {
     std::lock_guard<std::mutex> lock(mutex_);
-    threads_.emplace_back([path = std::move(path), slot] {
+    if (thread_.joinable()) thread_.join();
+    thread_ = std::thread([path = std::move(path), slot] {
       ::unlink(path.c_str());
       forget_pending(slot);
     });
   }
   void wait() {
-    std::vector<std::thread> threads;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      threads.swap(threads_);
-    }
-    for (std::thread& t : threads) t.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread_.joinable()) thread_.join();
   }
 
  private:
   std::mutex mutex_;
-  std::vector<std::thread> threads_;
+  std::thread thread_;
 };
 Removals& removals() {
   static Removals r;
