@@ -1,5 +1,7 @@
 // Output files are written to a temporary file beside the target and renamed into place on
-// commit(), so a failure never leaves a half-written file. "-" writes to stdout.
+// commit(), so a failure never leaves a half-written file. "-" writes to stdout; so do
+// /dev/stdout and /dev/fd/N (the descriptor as it is), and devices and pipes are written in
+// place. Through a symlink, the file it names is replaced and the link stays.
 #pragma once
 #include <fmt/format.h>
 
@@ -45,6 +47,8 @@ class OutputFile {
   static constexpr size_t kFlushAt = 1 << 20;
   void write_raw(std::string_view s);
   std::string path_, tmp_path_;
+  std::string target_;     // the file replaced: path_, or the file a symlink there names
+  bool in_place_ = false;  // a device, a pipe or a descriptor of ours: written as it is
   int fd_ = -1;
   int pending_slot_ = -1;  // where a signal handler finds the temporary file
   bool committed_ = false;

@@ -1,12 +1,19 @@
 // OutputFile: written beside the target, then moved into place in one step. Replacing an
 // existing file swaps the names and removes the old file on a thread of its own; every case must
 // end as a plain rename() over the target would.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "flamefold/output.h"
 #include "test_support.h"
@@ -93,16 +100,73 @@ TEST(OutputFile, ManyReplacementsKeepOneThread) {
   EXPECT_EQ(entries(d), 1u);
 }
 
-TEST(OutputFile, SymlinkTargetIsReplacedNotFollowed) {
+TEST(OutputFile, SymlinkIsFollowedAndStays) {
   fs::path d = fresh_dir("out_symlink");
-  test::write_file("out_symlink/pointee", "keep");
+  test::write_file("out_symlink/pointee", "old");
+  fs::create_hard_link(d / "pointee", d / "old-link");
   fs::create_symlink(d / "pointee", d / "a.svg");
   write_output(d / "a.svg", "new");
   flamefold::wait_for_replaced_outputs();
-  EXPECT_FALSE(fs::is_symlink(d / "a.svg"));
-  EXPECT_EQ(test::read_file((d / "a.svg").string()), "new");
-  EXPECT_EQ(test::read_file((d / "pointee").string()), "keep");
-  EXPECT_EQ(entries(d), 2u);
+  EXPECT_TRUE(fs::is_symlink(d / "a.svg"));
+  EXPECT_EQ(test::read_file((d / "pointee").string()), "new");
+  EXPECT_EQ(test::read_file((d / "old-link").string()), "old") << "the pointee was replaced, not written over";
+  EXPECT_EQ(entries(d), 3u) << "no temporary file is left";
+}
+
+// Devices, pipes and the process's own descriptors are written as they are: a rename over
+// them would replace /dev/null or the /dev/stdout link (as root, for the whole machine).
+TEST(OutputFile, DeviceIsWrittenInPlace) {
+  // A null device of the test's own (a broken build replaces that one, not the machine's).
+  fs::path d = fresh_dir("out_device");
+  if (::mknod((d / "null").c_str(), S_IFCHR | 0600, ::makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (" << std::strerror(errno) << "); the pipe test covers the same path";
+  write_output(d / "null", std::string(3 << 20, 'x'));
+  struct stat st;
+  ASSERT_EQ(::stat((d / "null").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "still a device";
+  EXPECT_EQ(entries(d), 1u);
+}
+
+TEST(OutputFile, PipeIsWrittenInPlace) {
+  fs::path d = fresh_dir("out_fifo");
+  const std::string fifo = (d / "a.folded").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reading end is open first (without waiting for a writer), so that a build which
+  // renames over the pipe instead fails here rather than hangs.
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rd, 0);
+  const std::string sent = "main;f 1\n";
+  std::thread writer([&] { write_output(fifo, sent); });
+  std::string got;
+  for (int waited_ms = 0; got.size() < sent.size() && waited_ms < 10000; ) {
+    char buf[64];
+    const ssize_t n = ::read(rd, buf, sizeof buf);
+    if (n > 0) {
+      got.append(buf, static_cast<size_t>(n));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ++waited_ms;
+    }
+  }
+  writer.join();
+  ::close(rd);
+  EXPECT_EQ(got, sent);
+  struct stat st;
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "still a pipe";
+  EXPECT_EQ(entries(d), 1u);
+}
+
+TEST(OutputFile, OwnDescriptorIsWrittenAsItIs) {
+  fs::path d = fresh_dir("out_fd");
+  const std::string file = test::write_file("out_fd/appended", "before;");
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  write_output("/dev/fd/" + std::to_string(fd), "after");
+  write_output("/proc/self/fd/" + std::to_string(fd), ";again");
+  ::close(fd);
+  EXPECT_EQ(test::read_file(file), "before;after;again") << "appended, as the descriptor was opened";
+  EXPECT_EQ(entries(d), 1u);
 }
 
 TEST(OutputFile, DirectoryTargetFailsAndStaysADirectory) {
@@ -160,3 +224,20 @@ void expect_signal_leaves_nothing(int sig) {
 TEST(OutputFile, InterruptRemovesTheUnfinishedFile) { expect_signal_leaves_nothing(SIGINT); }
 TEST(OutputFile, TerminateRemovesTheUnfinishedFile) { expect_signal_leaves_nothing(SIGTERM); }
 TEST(OutputFile, HangupRemovesTheUnfinishedFile) { expect_signal_leaves_nothing(SIGHUP); }
+
+// The CLI with `-o /dev/stdout` (stdout a file here, opened by the shell) and `-o /dev/null`:
+// the output goes where the descriptor points, and the links and devices in /dev stay.
+TEST(OutputFile, CommandLineWritesToDevStdoutAndDevNull) {
+  const std::string in = test::write_file("in.folded", "main;work 3\nmain;idle 1\n");
+  test::RunResult plain = test::flamefold("collapse " + in);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  test::RunResult via_link = test::flamefold("collapse " + in + " -o /dev/stdout");
+  EXPECT_EQ(via_link.exit_code, 0) << via_link.err;
+  EXPECT_EQ(via_link.out, plain.out);
+  EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+  test::RunResult to_null = test::flamefold("collapse " + in + " -o /dev/null");
+  EXPECT_EQ(to_null.exit_code, 0) << to_null.err;
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}

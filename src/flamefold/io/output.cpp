@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -126,16 +127,64 @@ void remove_unfinished_outputs_on_signals() {
 
 void wait_for_replaced_outputs() { removals().wait(); }
 
+namespace {
+
+// The descriptor a path names when it is one of this process's own: /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N. Written to as it is (the shell may have opened it to append);
+// replacing the name would replace the link in /dev. -1 for other paths.
+int own_descriptor(std::string_view path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (path.substr(0, prefix.size()) != prefix || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
+    int n = 0;
+    for (char c : path.substr(prefix.size())) {
+      if (c < '0' || c > '9') return -1;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+  return -1;
+}
+
+}  // namespace
+
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   buf_.reserve(kFlushAt + 4096);
   if (path_ == "-") {
     fd_ = 1;
     return;
   }
+  // Special files are written in place: a descriptor of this process's own, a device
+  // (/dev/null), a pipe. Renaming a file over them would replace the device or the link.
+  if (const int own = own_descriptor(path_); own >= 0) {
+    fd_ = ::fcntl(own, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw std::runtime_error(path_ + ": cannot write there: " + std::strerror(errno));
+    in_place_ = true;
+    return;
+  }
+  struct stat st;
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error(path_ + ": cannot write there: " + std::strerror(errno));
+    in_place_ = true;
+    return;
+  }
+  // A symlink to a file stays one: the file it names is replaced (as `>` and inferno write
+  // through it).
+  target_ = path_;
+  struct stat lst;
+  if (exists && S_ISREG(st.st_mode) && ::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (char* real = ::realpath(path_.c_str(), nullptr)) {
+      target_ = real;
+      std::free(real);
+    }
+  }
   // The temporary file sits beside the target so rename() stays on one file system; its name
   // is the process's and the output's own (a replaced file may still sit at an earlier one).
   static std::atomic<uint32_t> outputs{0};
-  tmp_path_ = path_ + ".flamefold-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(outputs++);
+  tmp_path_ = target_ + ".flamefold-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(outputs++);
   fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot create output file: " + std::strerror(errno));
   pending_slot_ = note_pending(tmp_path_);
@@ -153,6 +202,7 @@ OutputFile::~OutputFile() {
   }
   if (!committed_) {
     if (fd_ >= 0) ::close(fd_);
+    if (in_place_) return;  // nothing of ours to remove
     ::unlink(tmp_path_.c_str());
     forget_pending(pending_slot_);
   }
@@ -183,17 +233,23 @@ void OutputFile::commit() {
   flush();
   committed_ = true;
   if (path_ == "-") return;
+  if (in_place_) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+    return;
+  }
   if (::close(fd_) != 0) {
     ::unlink(tmp_path_.c_str());
     forget_pending(pending_slot_);
     throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   }
   fd_ = -1;
-  if (swap_into_place(tmp_path_, path_)) {
+  if (swap_into_place(tmp_path_, target_)) {
     removals().remove(tmp_path_, pending_slot_);  // the temporary name now holds the old file
     return;
   }
-  if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+  if (::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     int e = errno;
     ::unlink(tmp_path_.c_str());
     forget_pending(pending_slot_);
