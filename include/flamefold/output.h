@@ -46,6 +46,7 @@ class OutputFile {
  private:
   static constexpr size_t kFlushAt = 1 << 20;
   void write_raw(std::string_view s);
+  void discard_temporary();  // unlinks it, and forgets it for the signal handler
   std::string path_, tmp_path_;
   std::string target_;     // the file replaced: path_, or the file a symlink there names
   bool in_place_ = false;  // a device, a pipe or a descriptor of ours: written as it is

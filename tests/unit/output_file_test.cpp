@@ -45,14 +45,19 @@ size_t entries(const fs::path& dir) {
   return n;
 }
 
+// Once replaced files are removed: the directory holds only `name`, with `content`.
+void expect_only(const fs::path& dir, const std::string& name, const std::string& content) {
+  flamefold::wait_for_replaced_outputs();
+  EXPECT_EQ(test::read_file((dir / name).string()), content);
+  EXPECT_EQ(entries(dir), 1u) << "no temporary or replaced file is left";
+}
+
 }  // namespace
 
 TEST(OutputFile, NewTargetIsCreated) {
   fs::path d = fresh_dir("out_new");
   write_output(d / "a.svg", "new");
-  flamefold::wait_for_replaced_outputs();
-  EXPECT_EQ(test::read_file((d / "a.svg").string()), "new");
-  EXPECT_EQ(entries(d), 1u);
+  expect_only(d, "a.svg", "new");
 }
 
 TEST(OutputFile, ExistingFileIsReplacedAndTheOldOneRemoved) {
@@ -73,9 +78,7 @@ TEST(OutputFile, ReplacingTwiceInARowKeepsTheLast) {
   write_output(d / "a.folded", "first");
   write_output(d / "a.folded", "second");
   write_output(d / "a.folded", "third");
-  flamefold::wait_for_replaced_outputs();
-  EXPECT_EQ(test::read_file((d / "a.folded").string()), "third");
-  EXPECT_EQ(entries(d), 1u);
+  expect_only(d, "a.folded", "third");
 }
 
 // A program writing outputs in a loop (the Python module's callers) keeps one removal thread,
@@ -95,9 +98,7 @@ TEST(OutputFile, ManyReplacementsKeepOneThread) {
   ASSERT_GT(before, 0);
   for (int i = 2; i <= 60; ++i) write_output(d / "a.svg", std::to_string(i));
   EXPECT_LT(address_space_kb() - before, 64 * 1024) << "KB of address space more after 59 replacements";
-  flamefold::wait_for_replaced_outputs();
-  EXPECT_EQ(test::read_file((d / "a.svg").string()), "60");
-  EXPECT_EQ(entries(d), 1u);
+  expect_only(d, "a.svg", "60");
 }
 
 TEST(OutputFile, SymlinkIsFollowedAndStays) {

@@ -136,7 +136,7 @@ int own_descriptor(std::string_view path) {
   if (path == "/dev/stdout") return 1;
   if (path == "/dev/stderr") return 2;
   for (std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
-    if (path.substr(0, prefix.size()) != prefix || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
+    if (!path.starts_with(prefix) || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
     int n = 0;
     for (char c : path.substr(prefix.size())) {
       if (c < '0' || c > '9') return -1;
@@ -157,16 +157,11 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   }
   // Special files are written in place: a descriptor of this process's own, a device
   // (/dev/null), a pipe. Renaming a file over them would replace the device or the link.
-  if (const int own = own_descriptor(path_); own >= 0) {
-    fd_ = ::fcntl(own, F_DUPFD_CLOEXEC, 3);
-    if (fd_ < 0) throw std::runtime_error(path_ + ": cannot write there: " + std::strerror(errno));
-    in_place_ = true;
-    return;
-  }
   struct stat st;
-  const bool exists = ::stat(path_.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+  const int own = own_descriptor(path_);
+  const bool exists = own < 0 && ::stat(path_.c_str(), &st) == 0;
+  if (own >= 0 || (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    fd_ = own >= 0 ? ::fcntl(own, F_DUPFD_CLOEXEC, 3) : ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd_ < 0) throw std::runtime_error(path_ + ": cannot write there: " + std::strerror(errno));
     in_place_ = true;
     return;
@@ -202,10 +197,13 @@ OutputFile::~OutputFile() {
   }
   if (!committed_) {
     if (fd_ >= 0) ::close(fd_);
-    if (in_place_) return;  // nothing of ours to remove
-    ::unlink(tmp_path_.c_str());
-    forget_pending(pending_slot_);
+    if (!in_place_) discard_temporary();  // (in place, nothing of ours to remove)
   }
+}
+
+void OutputFile::discard_temporary() {
+  ::unlink(tmp_path_.c_str());
+  forget_pending(pending_slot_);
 }
 
 void OutputFile::write_raw(std::string_view s) {
@@ -240,8 +238,7 @@ void OutputFile::commit() {
     return;
   }
   if (::close(fd_) != 0) {
-    ::unlink(tmp_path_.c_str());
-    forget_pending(pending_slot_);
+    discard_temporary();
     throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   }
   fd_ = -1;
@@ -251,8 +248,7 @@ void OutputFile::commit() {
   }
   if (::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     int e = errno;
-    ::unlink(tmp_path_.c_str());
-    forget_pending(pending_slot_);
+    discard_temporary();
     throw std::runtime_error(path_ + ": cannot move output into place: " + std::strerror(e));
   }
   forget_pending(pending_slot_);
