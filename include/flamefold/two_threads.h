@@ -2,6 +2,7 @@
 // splits that join at once (two halves of a sort, of a list of strings), where a queue or a
 // pool would be more than the work needs.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -83,6 +84,20 @@ void in_two_stages(size_t blocks, size_t ahead, bool threaded, First&& first, Se
   }
   t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+// std::sort of [begin, end) by a strict total order (one answer whatever the method), with
+// `threaded` as two halves sorted at once and merged (the merge takes a buffer of half).
+template <class It, class Less>
+void sort_on_two_threads(It begin, It end, Less less, bool threaded) {
+  const auto n = end - begin;
+  if (!threaded || n < 16384) {
+    std::sort(begin, end, less);
+    return;
+  }
+  const It mid = begin + n / 2;
+  on_two_threads([&] { std::sort(begin, mid, less); }, [&] { std::sort(mid, end, less); });
+  std::inplace_merge(begin, mid, end, less);
 }
 
 }  // namespace flamefold

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "flamefold/spool.h"
@@ -219,4 +222,44 @@ TEST(Spool, RadixOnTheLeadingKeyWhenArrivalsHaveNoOrder) {
     }
     EXPECT_EQ(i, want.size());
   }
+}
+
+// Runs whose records alternate (run A the even keys, run B the odd ones, run C every third):
+// the merge switches runs at every record, the run on top trading places with the current one.
+TEST(Spool, RunsThatAlternateAtEveryRecordMergeInOrder) {
+  for (uint32_t runs : {2u, 3u, 5u}) {
+    const size_t budget = 32 << 10, per_run = budget / (2 * sizeof(Rec) + 1);
+    std::vector<Rec> in;
+    for (uint32_t k = 0; k < runs; ++k)
+      for (size_t i = 0; i < per_run; ++i) in.push_back(Rec{0, static_cast<int64_t>(i * runs + k), in.size()});
+    expect_sorted_copy(in, budget, runs - 1);
+  }
+}
+
+// A spilled spool's temporary file is closed once the spool is gone (on a thread of its own:
+// the descriptor may stay open a moment, never for good).
+TEST(Spool, TheTemporaryFileIsClosedAfterTheSpool) {
+  auto open_descriptors = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  const size_t before = open_descriptors();
+  {
+    Spool<Rec, ByTrackStartSeq> s(16 << 10);
+    for (const Rec& r : interleaved(20000, 3, 4)) s.push(r);
+    s.finish();
+    EXPECT_GE(s.runs_spilled(), 3u);
+    EXPECT_GT(open_descriptors(), before);
+    Rec r;
+    size_t n = 0;
+    while (s.next(r)) ++n;
+    EXPECT_EQ(n, 20000u);
+  }
+  size_t after = open_descriptors();
+  for (int i = 0; i < 500 && after > before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    after = open_descriptors();
+  }
+  EXPECT_EQ(after, before);
 }

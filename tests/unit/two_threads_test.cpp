@@ -2,13 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <random>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 using flamefold::on_two_threads;
+using flamefold::sort_on_two_threads;
 
 TEST(TwoThreads, BothRunOnTwoThreadsAndAreDoneOnReturn) {
   std::thread::id here, there;
@@ -40,6 +44,21 @@ TEST(TwoThreads, WhatThisThreadThrowsComesFirstAndTheSecondThreadIsJoined) {
     EXPECT_STREQ(e.what(), "here");
   }
   EXPECT_TRUE(there_done);  // joined before the exception left
+}
+
+// Halves sorted on two threads and merged: std::sort's answer, big or small, in place.
+TEST(TwoThreads, SortOnTwoThreadsGivesStdSortsOrder) {
+  std::mt19937_64 rng(7);
+  for (size_t n : {size_t(0), size_t(1), size_t(1000), size_t(16384), size_t(100001)}) {
+    std::vector<std::pair<uint32_t, uint32_t>> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = {static_cast<uint32_t>(rng() % 5000), static_cast<uint32_t>(i)};
+    std::vector<std::pair<uint32_t, uint32_t>> want = v, plain = v;
+    std::sort(want.begin(), want.end());
+    sort_on_two_threads(v.begin(), v.end(), std::less<>(), true);
+    sort_on_two_threads(plain.begin(), plain.end(), std::less<>(), false);
+    EXPECT_EQ(v, want) << n;
+    EXPECT_EQ(plain, want) << n;
+  }
 }
 
 // in_two_stages: a pipeline of two stages over blocks, the first on a second thread.

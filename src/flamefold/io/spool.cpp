@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace flamefold {
 
@@ -27,7 +29,17 @@ SpillFile& SpillFile::operator=(SpillFile&& o) noexcept {
 }
 
 SpillFile::~SpillFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  // The last close of an unlinked file frees its page cache: ~1 ms per 10 MB written, on ext4.
+  // A thread of its own does it, so the reader goes on (the one step of a close that can fail
+  // is a write-back error, which a temporary file's data no longer cares about). Should
+  // no thread start, the close happens here.
+  const int fd = fd_;
+  try {
+    std::thread([fd] { ::close(fd); }).detach();
+  } catch (const std::system_error&) {
+    ::close(fd);
+  }
 }
 
 void SpillFile::open() {

@@ -2,10 +2,12 @@
 #include "flamefold/timeline/chart.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 
 #include "flamefold/timeline/selection.h"
+#include "flamefold/two_threads.h"
 
 namespace flamefold {
 
@@ -187,13 +189,18 @@ std::shared_ptr<TimelineChart> ChartCollector::finish(const std::vector<std::str
     }
   }
 
-  std::sort(kept_.begin(), kept_.end(), [](const TimelineChart::Event& a, const TimelineChart::Event& b) {
-    if (a.lane != b.lane) return a.lane < b.lane;
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    if (a.node != b.node) return a.node < b.node;  // readers number events differently, not nodes
-    return a.event < b.event;
-  });
+  // The last step of a read, when the second core is idle.
+  const bool threaded = read.threads_to_use != 1;
+  sort_on_two_threads(
+      kept_.begin(), kept_.end(),
+      [](const TimelineChart::Event& a, const TimelineChart::Event& b) {
+        if (a.lane != b.lane) return a.lane < b.lane;
+        if (a.start != b.start) return a.start < b.start;
+        if (a.end != b.end) return a.end > b.end;
+        if (a.node != b.node) return a.node < b.node;  // readers number events differently, not nodes
+        return a.event < b.event;
+      },
+      threaded);
 
   // Lanes: the tracks with events, in track order.
   std::vector<uint32_t> lane_of(tracks_.size(), kNone);
@@ -216,7 +223,7 @@ std::shared_ptr<TimelineChart> ChartCollector::finish(const std::vector<std::str
   std::vector<std::pair<uint32_t, uint32_t>> index_of;  // (event id, index), host events
   for (uint32_t i = 0; i < kept_.size(); ++i)
     if (!tracks_[kept_[i].lane].device) index_of.emplace_back(kept_[i].event, i);
-  std::sort(index_of.begin(), index_of.end());
+  sort_on_two_threads(index_of.begin(), index_of.end(), std::less<>(), threaded);
   for (TimelineChart::Event& e : kept_) {
     const bool device = tracks_[e.lane].device;
     e.lane = lane_of[e.lane];
