@@ -121,6 +121,9 @@ struct WriteOptions {
   NameOptions names;
   // HTML: folders whose source files give the lines around frames' file:line (--source-root).
   std::vector<std::string> source_roots;
+  // --to: the output kind by name (html, svg, folded, speedscope, pprof), for paths whose
+  // extension does not say it (-, /dev/stdout, a pipe); "" = by the extension.
+  std::string to;
 };
 
 // "--window 100:250" (ms), "1.5s:2s", ":300ms", "20us:" -> the window fields of `r` (ns from the

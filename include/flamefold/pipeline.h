@@ -60,8 +60,16 @@ Profile merge_inputs(const std::vector<std::string>& paths, const ReadOptions& o
 // "" when it gets none. Bindings that merge profiles already read use it to label them alike.
 std::string merge_label(const Profile& one, const std::string& path, std::string_view label_by);
 
-// Output kinds by extension: folded|txt|collapsed, svg, html|htm, json (top --json) ...
-void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options);
+// What write_profile writes: the kind --to names (WriteOptions::to), else the one the path's
+// extension says (.html/.htm, .svg, .folded/.collapsed/.txt/.stacks, .speedscope.json,
+// .pb.gz/.pprof/.pb), else for stdout (-, /dev/stdout) `on_stdout`; Unknown when none says.
+enum class OutputKind { Unknown, Html, Svg, Folded, Speedscope, Pprof };
+OutputKind output_kind(const std::string& path, std::string_view to, OutputKind on_stdout = OutputKind::Folded);
+// The names --to takes, for the CLI's checks and messages.
+inline constexpr const char* kOutputKindNames[] = {"html", "svg", "folded", "speedscope", "pprof"};
+
+void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options,
+                   OutputKind on_stdout = OutputKind::Folded);
 
 // --short-names / --merge-modules (WriteOptions::names): renames and merges the profile's frames
 // for every output but HTML, whose page keeps the full names and does the same with its

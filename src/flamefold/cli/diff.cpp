@@ -79,13 +79,13 @@ int run_diff_command(std::vector<std::string>& /*inputs*/, std::string& output, 
   w.column = choose_column(d, r.weight);
   w.sort = diff_sort;
   apply_name_options(d, output, w);
-  if (output == "-") {
+  if (output == "-" && w.to.empty()) {
     OutputFile file(output);
     write_diff_table(d, w.column, file, w);
     file.commit();
   } else {
     write_profile(d, output, w);
-    std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
+    if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
   }
   report_counters(d);
   if (percent >= 0) {

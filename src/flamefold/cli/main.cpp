@@ -146,6 +146,10 @@ void add_graph_options(CLI::App* app, WriteOptions& w) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--to", w.to,
+                  "the output kind, for an output whose name does not say it (-, /dev/stdout, a pipe): html, svg, "
+                  "folded, speedscope or pprof (gzipped)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kOutputKindNames), std::end(kOutputKindNames))));
   app->add_option("--title", w.title, "title of the graph");
   app->add_option("--subtitle", w.subtitle, "second title line");
   app->add_option("--width", w.width, "SVG width in pixels (default 1200)");
@@ -187,8 +191,7 @@ namespace {
 void check_source_roots(const WriteOptions& w, const std::string& output) {
   if (w.source_roots.empty()) return;
   SourceRoots roots(w.source_roots);
-  std::string ext = output_extension(output);
-  if (ext != "html" && ext != "htm")
+  if (output_kind(output, w.to) != OutputKind::Html)
     std::fprintf(stderr, "flamefold: note: --source-root only adds to HTML output (%s is not)\n", output.c_str());
 }
 
@@ -229,9 +232,12 @@ int main(int argc, char** argv) {
   add_read_options(collapse, r);
   add_name_options(collapse, w);
 
-  auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg");
+  auto* flamegraph = app.add_subcommand("flamegraph", "render a flame graph: -o x.html (interactive) or x.svg (default: SVG on stdout)");
   flamegraph->add_option("inputs", inputs, "input files (- for stdin)")->default_val(std::vector<std::string>{"-"});
-  flamegraph->add_option("-o,--output", output, "output file: .html, .svg, .folded or .speedscope.json")->required();
+  flamegraph->add_option("-o,--output", output,
+                         "output file: .html, .svg, .folded, .speedscope.json or .pb.gz (default: SVG on stdout, as "
+                         "flamegraph.pl and inferno write it; --to names another kind)")
+      ->default_val("-");
   add_read_options(flamegraph, r);
   add_graph_options(flamegraph, w);
   uint64_t timeline_events = 1000000;
@@ -267,8 +273,9 @@ int main(int argc, char** argv) {
     if (collapse->parsed()) return run_collapse(inputs, r, w, output);
     if (flamegraph->parsed()) {
       // Only the HTML viewer draws the flame chart: other outputs do not pay for its events.
-      const std::string ext = output_extension(output);
-      if (ext == "html" || ext == "htm" || is_speedscope_path(output)) {
+      // Without -o or --to, the SVG flamegraph.pl writes goes to stdout.
+      const OutputKind kind = output_kind(output, w.to, OutputKind::Svg);
+      if (kind == OutputKind::Html || kind == OutputKind::Speedscope) {
         r.chart_events = timeline_events;
         r.chart_events_default = timeline_events_option->count() == 0;
       }
@@ -276,7 +283,7 @@ int main(int argc, char** argv) {
       Profile p = read_profile(inputs, r);
       w.column = choose_column(p, r.weight);
       apply_name_options(p, output, w);
-      write_profile(p, output, w);
+      write_profile(p, output, w, OutputKind::Svg);
       report_counters(p);
       if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
       return 0;

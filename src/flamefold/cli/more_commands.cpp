@@ -29,6 +29,7 @@ CallGraphOptions callgraph_opts;
 std::string merge_cpu, merge_gpu, merge_weight = "count";
 GpuMergeOptions merge_opts;
 bool merge_summary = false;
+std::string convert_to;  // --to: chrome, pstats, speedscope or pprof ("" = by the output's extension)
 uint64_t convert_timeline_events = 1000000;
 CLI::Option* convert_timeline_events_option = nullptr;
 }  // namespace
@@ -59,6 +60,10 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
                           "speedscope output of traces: events kept for the time-ordered profiles (the first "
                           "ProfilerSteps, else the first stretch of time, that fit); 0 = none (default 1000000; 100000 for "
                           "Nsight Systems and Ascend databases and traces of over 2000000 events)");
+  convert_cmd->add_option("--to", convert_to,
+                          "the output kind, for an output whose name does not say it (-, /dev/stdout, a pipe): chrome, "
+                          "pstats, speedscope or pprof (gzipped)")
+      ->check(CLI::IsMember({"chrome", "pstats", "speedscope", "pprof"}));
   add_name_options(convert_cmd, w);
 
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
@@ -89,8 +94,15 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
                       WriteOptions& w) {
   // ---- convert ----
   if (convert_cmd->parsed()) {
-    // speedscope (.speedscope.json, before the plain .json): every weight, one profile per thread.
-    if (is_speedscope_path(output)) {
+    // The kind: --to's, else the extension's (.speedscope.json before the plain .json).
+    const bool by_name = convert_to.empty();
+    const bool to_speedscope = by_name ? is_speedscope_path(output) : convert_to == "speedscope";
+    const bool to_pprof = by_name ? !to_speedscope && is_pprof_path(output) : convert_to == "pprof";
+    const bool to_pstats =
+        by_name ? output_extension(output) == "prof" || output_extension(output) == "pstats" : convert_to == "pstats";
+    const bool to_chrome = by_name ? !to_speedscope && output_extension(output) == "json" : convert_to == "chrome";
+    // speedscope: every weight, one profile per thread.
+    if (to_speedscope) {
       r.chart_events = convert_timeline_events;  // traces: their time order as evented profiles
       r.chart_events_default = convert_timeline_events_option->count() == 0;
       Profile p = read_profile(inputs, r);
@@ -103,13 +115,13 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
                    st.profiles, st.samples, st.events, st.frames);
       return 0;
     }
-    // pprof (.pb, .pb.gz, .pprof): every weight column a sample type.
-    if (is_pprof_path(output)) {
+    // pprof (.pb, .pb.gz, .pprof): every weight column a sample type; gzipped but for .pb.
+    if (to_pprof) {
       Profile p = read_profile(inputs, r);
       const int column = choose_column(p, r.weight);
       apply_name_options(p, output, w);
       OutputFile file(output);
-      PprofStats st = write_pprof(p, column, file, is_gzipped_pprof_path(output));
+      PprofStats st = write_pprof(p, column, file, !is_pprof_path(output) || is_gzipped_pprof_path(output));
       file.commit();
       report_counters(p);
       if (st.rounded)
@@ -121,7 +133,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       return 0;
     }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
-    if (output_extension(output) == "prof" || output_extension(output) == "pstats") {
+    if (to_pstats) {
       CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime in %s are sample weights%s, "
@@ -134,7 +146,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       return 0;
     }
     // Chrome trace JSON from an nsys or Ascend database.
-    if (output_extension(output) == "json") {
+    if (to_chrome) {
       if (w.names.any())
         throw UsageError("--short-names and --merge-modules rename the frames of profiles (.prof, flame graphs, "
                          "tables); convert -o x.json writes the trace's events as recorded");
@@ -183,9 +195,13 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
                      static_cast<unsigned long long>(st.flows));
         return 0;
       }
+      throw UsageError("convert to Chrome trace JSON reads an Nsight Systems or Ascend database; " + inputs[0] + " is " +
+                       std::string(format_name(f)) + " (its flame graph: flamefold flamegraph " + inputs[0] +
+                       " -o flame.html)");
     }
-    std::fprintf(stderr, "flamefold: error: convert is not implemented yet\n");
-    return 2;
+    throw UsageError("cannot tell the output kind from '" + output +
+                     "': use .json (Chrome trace), .prof (pstats), .speedscope.json or .pb.gz (pprof), or name it with "
+                     "--to (chrome, pstats, speedscope, pprof)");
   }
   // ---- callgraph ----
   if (callgraph_cmd->parsed()) {

@@ -26,31 +26,47 @@ int choose_column(const Profile& p, std::string_view weight) {
   throw UsageError("this profile has no '" + std::string(weight) + "' weight (it has: " + have + ")");
 }
 
+OutputKind output_kind(const std::string& path, std::string_view to, OutputKind on_stdout) {
+  if (to == "html") return OutputKind::Html;
+  if (to == "svg") return OutputKind::Svg;
+  if (to == "folded") return OutputKind::Folded;
+  if (to == "speedscope") return OutputKind::Speedscope;
+  if (to == "pprof") return OutputKind::Pprof;
+  if (!to.empty()) throw UsageError("--to " + std::string(to) + ": expected html, svg, folded, speedscope or pprof");
+  // .speedscope.json before .json, .pb.gz before .gz.
+  if (is_speedscope_path(path)) return OutputKind::Speedscope;
+  if (is_pprof_path(path)) return OutputKind::Pprof;
+  const std::string ext = output_extension(path);
+  if (ext == "html" || ext == "htm") return OutputKind::Html;
+  if (ext == "svg") return OutputKind::Svg;
+  if (ext == "folded" || ext == "collapsed" || ext == "txt" || ext == "stacks") return OutputKind::Folded;
+  if (path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1") return on_stdout;
+  return OutputKind::Unknown;
+}
+
 void apply_name_options(Profile& p, const std::string& path, const WriteOptions& o) {
   if (!o.names.any()) return;
-  std::string ext = output_extension(path);
-  if (ext == "html" || ext == "htm") return;
+  if (output_kind(path, o.to) == OutputKind::Html) return;
   make_names_readable(p, o.names);
 }
 
-void write_profile(const Profile& p, const std::string& path, const WriteOptions& o) {
-  std::string ext = output_extension(path);
+void write_profile(const Profile& p, const std::string& path, const WriteOptions& o, OutputKind on_stdout) {
+  const OutputKind kind = output_kind(path, o.to, on_stdout);
+  if (kind == OutputKind::Unknown)
+    throw UsageError("cannot tell the output kind from '" + path +
+                     "': use .html, .svg, .folded, .speedscope.json or .pb.gz, or name it with --to (html, svg, "
+                     "folded, speedscope, pprof)");
   if (p.columns.empty()) throw UsageError("the profile has no weights: nothing to write");
   int column = o.column >= 0 ? o.column : p.default_column;
   OutputFile out(path);
-  if (is_speedscope_path(path)) {
-    write_speedscope(p, out, o);
-  } else if (ext == "svg") {
-    write_svg(p, column, out, o);
-  } else if (ext == "html" || ext == "htm") {
-    write_html(p, out, o);
-  } else if (is_pprof_path(path)) {
-    write_pprof(p, column, out, is_gzipped_pprof_path(path));
-  } else if (ext == "folded" || ext == "collapsed" || ext == "txt" || ext == "stacks" || path == "-") {
-    write_folded(p, column, out, o);
-  } else {
-    throw UsageError("cannot tell the output kind from '" + path +
-                     "': use .html, .svg, .folded, .speedscope.json or .pb.gz (or see `flamefold --help`)");
+  switch (kind) {
+    case OutputKind::Speedscope: write_speedscope(p, out, o); break;
+    case OutputKind::Svg: write_svg(p, column, out, o); break;
+    case OutputKind::Html: write_html(p, out, o); break;
+    // pprof's own files are gzipped; plain only when the name says .pb.
+    case OutputKind::Pprof: write_pprof(p, column, out, !is_pprof_path(path) || is_gzipped_pprof_path(path)); break;
+    case OutputKind::Folded: write_folded(p, column, out, o); break;
+    case OutputKind::Unknown: break;
   }
   out.commit();
 }
