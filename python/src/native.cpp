@@ -204,8 +204,7 @@ int pstats_column(const Profile& p, const py::dict& options) {
 // --short-names / --merge-modules rename frames: on a copy (a Profile object never changes);
 // HTML keeps the names and gets the page's switches instead, as the CLI's outputs.
 void write_with_names(const Profile& p, const std::string& path, const WriteOptions& w) {
-  const std::string ext = output_extension(path);
-  if (!w.names.any() || ext == "html" || ext == "htm") {
+  if (!w.names.any() || output_kind(path, w.to) == OutputKind::Html) {
     write_profile(p, path, w);
     return;
   }

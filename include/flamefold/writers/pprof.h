@@ -28,6 +28,9 @@ struct PprofStats {
 // Whether `path` names a pprof output: .pb (plain), .pb.gz or .pprof (gzip, pprof's habit).
 bool is_pprof_path(std::string_view path);
 bool is_gzipped_pprof_path(std::string_view path);
+// Whether a pprof output at `path` is gzipped: yes, as pprof writes them, but for a .pb name
+// (also for names that say nothing, - and /dev/stdout, when --to pprof chose the kind).
+inline bool pprof_output_gzipped(std::string_view path) { return !is_pprof_path(path) || is_gzipped_pprof_path(path); }
 
 // The encoded profile message (uncompressed).
 std::string encode_pprof(const Profile& profile, int default_column, PprofStats* stats = nullptr);

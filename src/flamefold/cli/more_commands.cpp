@@ -121,7 +121,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       const int column = choose_column(p, r.weight);
       apply_name_options(p, output, w);
       OutputFile file(output);
-      PprofStats st = write_pprof(p, column, file, !is_pprof_path(output) || is_gzipped_pprof_path(output));
+      PprofStats st = write_pprof(p, column, file, pprof_output_gzipped(output));
       file.commit();
       report_counters(p);
       if (st.rounded)

@@ -63,8 +63,7 @@ void write_profile(const Profile& p, const std::string& path, const WriteOptions
     case OutputKind::Speedscope: write_speedscope(p, out, o); break;
     case OutputKind::Svg: write_svg(p, column, out, o); break;
     case OutputKind::Html: write_html(p, out, o); break;
-    // pprof's own files are gzipped; plain only when the name says .pb.
-    case OutputKind::Pprof: write_pprof(p, column, out, !is_pprof_path(path) || is_gzipped_pprof_path(path)); break;
+    case OutputKind::Pprof: write_pprof(p, column, out, pprof_output_gzipped(path)); break;
     case OutputKind::Folded: write_folded(p, column, out, o); break;
     case OutputKind::Unknown: break;
   }
