@@ -32,6 +32,7 @@ Examples:
   perf script | flamefold collapse > out.folded        drop-in for stackcollapse-perf.pl
   flamefold flamegraph perf.txt -o flame.html          interactive, single file, opens offline
   flamefold flamegraph out.folded -o flame.svg         drop-in for flamegraph.pl
+  flamefold collapse perf.txt | flamefold flamegraph > flame.svg   no -o: SVG on stdout, as flamegraph.pl
   flamefold top perf.txt                               the hottest frames as a table
   flamefold info perf.txt                              detected format, samples, threads, stacks
 
@@ -53,7 +54,8 @@ Examples:
   flamefold merge-gpu --cpu cpu.txt --gpu gpu.json -o merged.folded --summary
 
 Input formats are recognised from their content (--format overrides); .gz and .zst inputs
-are read transparently; - is standard input. Output kind follows -o's extension.
+are read transparently; - is standard input. Output kind follows -o's extension, or --to
+(html, svg, folded, speedscope, pprof) for -, /dev/stdout and names without one.
 )";
 
 }  // namespace
