@@ -69,5 +69,7 @@ void remove_unfinished_outputs_on_signals();
 // The file extension that picks an output kind: "html", "svg", "folded", "json", ...
 // (".gz" is not stripped; lower case).
 std::string output_extension(std::string_view path);
+// Whether `path` is the process's standard output: -, /dev/stdout, /dev/fd/1, /proc/self/fd/1.
+bool names_stdout(std::string_view path);
 
 }  // namespace flamefold

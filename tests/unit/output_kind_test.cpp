@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flamefold/errors.h"
+#include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "test_support.h"
 
@@ -37,6 +38,10 @@ TEST(OutputKind, ToWinsThenTheExtensionThenStdoutsDefault) {
   EXPECT_EQ(output_kind("/dev/null", ""), OutputKind::Unknown);
   EXPECT_EQ(output_kind("out.json", ""), OutputKind::Unknown);  // a trace? speedscope? the CLI asks
   EXPECT_THROW(output_kind("x.svg", "png"), flamefold::UsageError);
+  EXPECT_TRUE(flamefold::names_stdout("-"));
+  EXPECT_TRUE(flamefold::names_stdout("/dev/fd/1"));
+  EXPECT_FALSE(flamefold::names_stdout("/dev/stderr"));
+  EXPECT_FALSE(flamefold::names_stdout("./-"));
 }
 
 TEST(OutputKind, FlamegraphWithoutAnOutputWritesSvgToStdout) {
@@ -122,4 +127,23 @@ TEST(OutputKind, AnOutputOfNoKnownKindIsOneClearErrorAndNoFile) {
   r = test::flamefold("convert " + in + " -o " + test::tmp_path("kind.json"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("reads an Nsight Systems or Ascend database"), std::string::npos) << r.err;
+}
+
+// callgraph: DOT on stdout by default, as gprof2dot writes it for `| dot -Tpng`; --to has
+// Graphviz draw another kind there.
+TEST(OutputKind, CallgraphWritesDotToStdoutAsGprof2dot) {
+  const std::string in = stacks_file(), dot = test::tmp_path("kind.dot");
+  test::RunResult file = test::flamefold("callgraph " + in + " -o " + dot);
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  test::RunResult piped = test::flamefold("callgraph " + in);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out.rfind("digraph {", 0), 0u) << piped.out.substr(0, 80);
+  EXPECT_EQ(piped.out, test::read_file(dot));
+  test::RunResult odd = test::flamefold("callgraph " + in + " -o " + test::tmp_path("kind.weird"));
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.err.find("--to"), std::string::npos) << odd.err;
+  if (test::run("command -v dot").exit_code != 0) GTEST_SKIP() << "Graphviz's dot is not installed: --to svg not tried";
+  test::RunResult svg = test::flamefold("callgraph " + in + " --to svg -o /dev/stdout");
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  EXPECT_NE(svg.out.find("<svg"), std::string::npos);
 }

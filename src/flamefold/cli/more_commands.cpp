@@ -29,6 +29,7 @@ CallGraphOptions callgraph_opts;
 std::string merge_cpu, merge_gpu, merge_weight = "count";
 GpuMergeOptions merge_opts;
 bool merge_summary = false;
+std::string callgraph_to;  // --to: dot, svg, png or pdf ("" = by the output's extension)
 std::string convert_to;  // --to: chrome, pstats, speedscope or pprof ("" = by the output's extension)
 uint64_t convert_timeline_events = 1000000;
 CLI::Option* convert_timeline_events_option = nullptr;
@@ -69,7 +70,13 @@ void register_more_commands(CLI::App& app, std::vector<std::string>& inputs, std
   // ---- callgraph: gprof2dot-style call graph ---------------------------------------------
   callgraph_cmd = app.add_subcommand("callgraph", "draw a call graph: -o x.dot, x.svg or x.png (Graphviz)");
   callgraph_cmd->add_option("inputs", inputs, "input files")->required();
-  callgraph_cmd->add_option("-o,--output", output, "output file: .dot, .svg or .png")->required();
+  callgraph_cmd->add_option("-o,--output", output,
+                            "output file: .dot, .svg, .png or .pdf (default: DOT on stdout, as gprof2dot writes it)")
+      ->default_val("-");
+  callgraph_cmd->add_option("--to", callgraph_to,
+                            "the output kind, for an output whose name does not say it (-, /dev/stdout, a pipe): dot, "
+                            "svg, png or pdf")
+      ->check(CLI::IsMember({"dot", "svg", "png", "pdf"}));
   callgraph_cmd->add_option("--format", r.format, "input format (default: sniffed)");
   callgraph_cmd->add_option("--node-thres", callgraph_opts.node_thres, "drop functions under this % of the total (default 0.5)");
   callgraph_cmd->add_option("--edge-thres", callgraph_opts.edge_thres, "drop calls under this % of the total (default 0.1)");
@@ -205,9 +212,12 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
   }
   // ---- callgraph ----
   if (callgraph_cmd->parsed()) {
-    std::string ext = output_extension(output);
+    // The kind: --to's, else the extension's, else DOT on stdout (gprof2dot's way: `| dot -Tpng`).
+    std::string ext = callgraph_to.empty() ? output_extension(output) : callgraph_to;
+    if (ext.empty() && names_stdout(output)) ext = "dot";
     bool known = ext == "dot" || ext == "gv" || ext == "svg" || ext == "png" || ext == "pdf";
-    if (!known) throw UsageError("callgraph writes .dot, .svg, .png or .pdf (got '" + output + "')");
+    if (!known)
+      throw UsageError("callgraph writes .dot, .svg, .png or .pdf (got '" + output + "'), or name the kind with --to");
     CallStats st = read_call_stats(inputs, r, w.names);
     std::string dot = callgraph_dot(st, callgraph_opts);
     if (ext == "dot" || ext == "gv") {
@@ -217,7 +227,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
     } else {
       render_dot(dot, ext, output);
     }
-    std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
+    if (output != "-") std::fprintf(stderr, "flamefold: wrote %s\n", output.c_str());
     return 0;
   }
   // ---- merge ----

@@ -254,6 +254,10 @@ void OutputFile::commit() {
   forget_pending(pending_slot_);
 }
 
+bool names_stdout(std::string_view path) {
+  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
+}
+
 std::string output_extension(std::string_view path) {
   size_t slash = path.find_last_of('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "flamefold/errors.h"
+#include "flamefold/output.h"
 #include "flamefold/pipeline.h"
 #include "flamefold/readable_names.h"
 #include "flamefold/writers/folded.h"
@@ -40,7 +41,7 @@ OutputKind output_kind(const std::string& path, std::string_view to, OutputKind 
   if (ext == "html" || ext == "htm") return OutputKind::Html;
   if (ext == "svg") return OutputKind::Svg;
   if (ext == "folded" || ext == "collapsed" || ext == "txt" || ext == "stacks") return OutputKind::Folded;
-  if (path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1") return on_stdout;
+  if (names_stdout(path)) return on_stdout;
   return OutputKind::Unknown;
 }
 
