@@ -65,7 +65,7 @@ std::string merge_label(const Profile& one, const std::string& path, std::string
 // .pb.gz/.pprof/.pb), else for stdout (-, /dev/stdout) `on_stdout`; Unknown when none says.
 enum class OutputKind { Unknown, Html, Svg, Folded, Speedscope, Pprof };
 OutputKind output_kind(const std::string& path, std::string_view to, OutputKind on_stdout = OutputKind::Folded);
-// The names --to takes, for the CLI's checks and messages.
+// The names --to takes, in the enum's order (Html = 1 ...).
 inline constexpr const char* kOutputKindNames[] = {"html", "svg", "folded", "speedscope", "pprof"};
 
 void write_profile(const Profile& profile, const std::string& path, const WriteOptions& options,

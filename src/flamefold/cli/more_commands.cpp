@@ -102,14 +102,17 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
   // ---- convert ----
   if (convert_cmd->parsed()) {
     // The kind: --to's, else the extension's (.speedscope.json before the plain .json).
-    const bool by_name = convert_to.empty();
-    const bool to_speedscope = by_name ? is_speedscope_path(output) : convert_to == "speedscope";
-    const bool to_pprof = by_name ? !to_speedscope && is_pprof_path(output) : convert_to == "pprof";
-    const bool to_pstats =
-        by_name ? output_extension(output) == "prof" || output_extension(output) == "pstats" : convert_to == "pstats";
-    const bool to_chrome = by_name ? !to_speedscope && output_extension(output) == "json" : convert_to == "chrome";
+    std::string kind = convert_to;
+    if (kind.empty()) {
+      const std::string ext = output_extension(output);
+      kind = is_speedscope_path(output) ? "speedscope"
+             : is_pprof_path(output)    ? "pprof"
+             : ext == "prof" || ext == "pstats" ? "pstats"
+             : ext == "json"                    ? "chrome"
+                                                : "";
+    }
     // speedscope: every weight, one profile per thread.
-    if (to_speedscope) {
+    if (kind == "speedscope") {
       r.chart_events = convert_timeline_events;  // traces: their time order as evented profiles
       r.chart_events_default = convert_timeline_events_option->count() == 0;
       Profile p = read_profile(inputs, r);
@@ -123,7 +126,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       return 0;
     }
     // pprof (.pb, .pb.gz, .pprof): every weight column a sample type; gzipped but for .pb.
-    if (to_pprof) {
+    if (kind == "pprof") {
       Profile p = read_profile(inputs, r);
       const int column = choose_column(p, r.weight);
       apply_name_options(p, output, w);
@@ -140,7 +143,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       return 0;
     }
     // pstats output (.prof / .pstats): cProfile statistics from the call tree, or a pstats input's own.
-    if (to_pstats) {
+    if (kind == "pstats") {
       CallStats st = read_call_stats(inputs, r, w.names);
       if (st.from_samples)
         std::fprintf(stderr, "flamefold: note: sampled input: tottime/cumtime in %s are sample weights%s, "
@@ -153,7 +156,7 @@ int run_more_commands(CLI::App& app, std::vector<std::string>& inputs, std::stri
       return 0;
     }
     // Chrome trace JSON from an nsys or Ascend database.
-    if (to_chrome) {
+    if (kind == "chrome") {
       if (w.names.any())
         throw UsageError("--short-names and --merge-modules rename the frames of profiles (.prof, flame graphs, "
                          "tables); convert -o x.json writes the trace's events as recorded");

@@ -254,9 +254,7 @@ void OutputFile::commit() {
   forget_pending(pending_slot_);
 }
 
-bool names_stdout(std::string_view path) {
-  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
-}
+bool names_stdout(std::string_view path) { return path == "-" || own_descriptor(path) == 1; }
 
 std::string output_extension(std::string_view path) {
   size_t slash = path.find_last_of('/');

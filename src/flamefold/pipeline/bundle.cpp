@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <type_traits>
 
 #include "flamefold/errors.h"
 #include "flamefold/input.h"
@@ -28,65 +27,48 @@ bool is_bundle(std::string_view head) {
 namespace {
 
 // libarchive, loaded the first time a bundle is read: with the libraries it loads in turn
-// (libxml2, ICU, nettle ...) it added ~3 ms to the start of every run, bundle or not.
+// (libxml2, ICU, nettle ...) it added ~3 ms to the start of every run, bundle or not. The
+// functions used, each a member of LibArchive named as in archive.h.
+#define FLAMEFOLD_LIBARCHIVE_FUNCTIONS(X)                                                                        \
+  X(archive_read_new) X(archive_read_free) X(archive_read_support_filter_all) X(archive_read_support_format_tar) \
+  X(archive_read_support_format_gnutar) X(archive_read_support_format_zip) X(archive_read_open_filename)         \
+  X(archive_read_next_header) X(archive_read_data_into_fd) X(archive_error_string)                               \
+  X(archive_entry_pathname_utf8) X(archive_entry_pathname) X(archive_entry_filetype)
+
 struct LibArchive {
-  decltype(&::archive_read_new) read_new = nullptr;
-  decltype(&::archive_read_free) read_free = nullptr;
-  decltype(&::archive_read_support_filter_all) support_filter_all = nullptr;
-  decltype(&::archive_read_support_format_tar) support_format_tar = nullptr;
-  decltype(&::archive_read_support_format_gnutar) support_format_gnutar = nullptr;
-  decltype(&::archive_read_support_format_zip) support_format_zip = nullptr;
-  decltype(&::archive_read_open_filename) open_filename = nullptr;
-  decltype(&::archive_read_next_header) next_header = nullptr;
-  decltype(&::archive_read_data_into_fd) data_into_fd = nullptr;
-  decltype(&::archive_error_string) error_string = nullptr;
-  decltype(&::archive_entry_pathname_utf8) entry_pathname_utf8 = nullptr;
-  decltype(&::archive_entry_pathname) entry_pathname = nullptr;
-  decltype(&::archive_entry_filetype) entry_filetype = nullptr;
-  std::string problem;  // why it is not there (then every pointer is null)
+#define FLAMEFOLD_DECLARE(f) decltype(&::f) f = nullptr;
+  FLAMEFOLD_LIBARCHIVE_FUNCTIONS(FLAMEFOLD_DECLARE)
+#undef FLAMEFOLD_DECLARE
+  std::string problem;  // why it cannot be used ("" when every function was found)
 };
 
 const LibArchive& libarchive() {
   static const LibArchive lib = [] {
     LibArchive l;
     void* h = nullptr;
+    // Bound lazily, as the loader binds a library linked in: RTLD_NOW resolved libarchive's and
+    // its libraries' every symbol and made a bundle's read ~4 ms slower than before.
     for (const char* name : {"libarchive.so.13", "libarchive.so"})
-      if ((h = ::dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+      if ((h = ::dlopen(name, RTLD_LAZY | RTLD_LOCAL)) != nullptr) break;
     if (!h) {
       const char* e = ::dlerror();
       l.problem = e ? e : "libarchive.so.13 not found";
       return l;
     }
-    auto get = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
-      if (!fn && l.problem.empty()) l.problem = std::string("libarchive has no ") + name;
-    };
-    get(l.read_new, "archive_read_new");
-    get(l.read_free, "archive_read_free");
-    get(l.support_filter_all, "archive_read_support_filter_all");
-    get(l.support_format_tar, "archive_read_support_format_tar");
-    get(l.support_format_gnutar, "archive_read_support_format_gnutar");
-    get(l.support_format_zip, "archive_read_support_format_zip");
-    get(l.open_filename, "archive_read_open_filename");
-    get(l.next_header, "archive_read_next_header");
-    get(l.data_into_fd, "archive_read_data_into_fd");
-    get(l.error_string, "archive_error_string");
-    get(l.entry_pathname_utf8, "archive_entry_pathname_utf8");
-    get(l.entry_pathname, "archive_entry_pathname");
-    get(l.entry_filetype, "archive_entry_filetype");
-    if (!l.problem.empty()) {
-      LibArchive none;
-      none.problem = l.problem;
-      return none;
-    }
+#define FLAMEFOLD_LOAD(f)                                                            \
+  l.f = reinterpret_cast<decltype(&::f)>(::dlsym(h, #f));                            \
+  if (!l.f && l.problem.empty()) l.problem = "libarchive has no " #f;
+    FLAMEFOLD_LIBARCHIVE_FUNCTIONS(FLAMEFOLD_LOAD)
+#undef FLAMEFOLD_LOAD
     return l;
   }();
   return lib;
 }
+#undef FLAMEFOLD_LIBARCHIVE_FUNCTIONS
 
 // libarchive's message for the last failure; it has none (NULL) for some damaged inputs.
 std::string archive_problem(const LibArchive& lib, struct archive* a) {
-  const char* text = lib.error_string(a);
+  const char* text = lib.archive_error_string(a);
   return text && *text ? text : "unreadable data (libarchive gives no reason)";
 }
 
@@ -104,35 +86,35 @@ bool metadata_member(std::string_view name) {
 
 struct ArchiveCloser {
   const LibArchive* lib;
-  void operator()(archive* a) const { lib->read_free(a); }
+  void operator()(archive* a) const { lib->archive_read_free(a); }
 };
 
 }  // namespace
 
 Bundle::Bundle(const std::string& path) : path_(path) {
   const LibArchive& lib = libarchive();
-  if (!lib.read_new) throw InputError(path, "", "cannot read bundles (.zip, .tar): " + lib.problem);
+  if (!lib.problem.empty()) throw InputError(path, "", "cannot read bundles (.zip, .tar): " + lib.problem);
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/flamefold-bundle-XXXXXX";
   if (!mkdtemp(dir.data()))
     throw InputError(path, "", std::string("cannot make a temporary directory to unpack into: ") + std::strerror(errno));
   dir_ = dir;
   try {
-    std::unique_ptr<archive, ArchiveCloser> a(lib.read_new(), ArchiveCloser{&lib});
-    lib.support_filter_all(a.get());
-    lib.support_format_tar(a.get());
-    lib.support_format_gnutar(a.get());
-    lib.support_format_zip(a.get());
-    if (lib.open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
+    std::unique_ptr<archive, ArchiveCloser> a(lib.archive_read_new(), ArchiveCloser{&lib});
+    lib.archive_read_support_filter_all(a.get());
+    lib.archive_read_support_format_tar(a.get());
+    lib.archive_read_support_format_gnutar(a.get());
+    lib.archive_read_support_format_zip(a.get());
+    if (lib.archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
       throw InputError(path, "", std::string("cannot open the bundle: ") + archive_problem(lib, a.get()));
     archive_entry* e = nullptr;
     size_t index = 0;
     int r;
-    while ((r = lib.next_header(a.get(), &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-      const char* raw = lib.entry_pathname_utf8(e);
-      if (!raw) raw = lib.entry_pathname(e);
+    while ((r = lib.archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+      const char* raw = lib.archive_entry_pathname_utf8(e);
+      if (!raw) raw = lib.archive_entry_pathname(e);
       std::string name = raw ? raw : "";
-      if (lib.entry_filetype(e) != AE_IFREG) continue;  // directories, links
+      if (lib.archive_entry_filetype(e) != AE_IFREG) continue;  // directories, links
       if (metadata_member(name)) continue;
       // Named after the member's whole path, flattened: readers show the name (Kineto's rank
       // labels, SQLite's tie-breaks), and members of one name in several folders stay apart.
@@ -150,7 +132,7 @@ Bundle::Bundle(const std::string& path) : path_(path) {
       int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       if (fd < 0) throw InputError(path, "", "cannot unpack " + name + ": " + std::strerror(errno));
       created_.push_back(file);
-      int w = lib.data_into_fd(a.get(), fd);
+      int w = lib.archive_read_data_into_fd(a.get(), fd);
       bool closed = ::close(fd) == 0;
       if (w != ARCHIVE_OK && w != ARCHIVE_WARN)
         throw InputError(path + ":" + name, "", std::string("cannot unpack this member: ") + archive_problem(lib, a.get()));

@@ -1,3 +1,4 @@
+#include <iterator>
 #include <string>
 
 #include "flamefold/errors.h"
@@ -28,11 +29,8 @@ int choose_column(const Profile& p, std::string_view weight) {
 }
 
 OutputKind output_kind(const std::string& path, std::string_view to, OutputKind on_stdout) {
-  if (to == "html") return OutputKind::Html;
-  if (to == "svg") return OutputKind::Svg;
-  if (to == "folded") return OutputKind::Folded;
-  if (to == "speedscope") return OutputKind::Speedscope;
-  if (to == "pprof") return OutputKind::Pprof;
+  for (size_t i = 0; i < std::size(kOutputKindNames); ++i)
+    if (to == kOutputKindNames[i]) return static_cast<OutputKind>(i + 1);
   if (!to.empty()) throw UsageError("--to " + std::string(to) + ": expected html, svg, folded, speedscope or pprof");
   // .speedscope.json before .json, .pb.gz before .gz.
   if (is_speedscope_path(path)) return OutputKind::Speedscope;
