@@ -383,7 +383,7 @@ TEST(SqliteScanDamaged, OverflowChainLoopIsAClearError) {
 }
 
 // A cell whose record is empty, at the very end of the file's last page: nothing past it may be
-// read (the mapping ends there), and the scan reports the record.
+// read (the file ends there), and the scan reports the record.
 TEST(SqliteScanDamaged, EmptyRecordAtTheEndOfTheFileIsAClearError) {
   std::string path = make_file("tail.db", "PRAGMA page_size=4096",
                                "CREATE TABLE t(a INTEGER, b INTEGER); INSERT INTO t VALUES (1, 2), (3, 4)");
@@ -406,6 +406,65 @@ TEST(SqliteScanDamaged, TreeLoopIsAClearError) {
   write_at(path, (root - 1) * 512ull + 8, be32(root));
   std::string err = scan_all(path, "big", {"a"});
   EXPECT_NE(err.find("reached twice"), std::string::npos) << err;
+}
+
+// Pages are read a stretch at a time, as far as the parent's next children follow one another
+// in the file: two tables written row by row in turn have their leaves interleaved (stretches
+// of one page), a table written alone has long ones; both read as the API reads them.
+TEST(SqliteScan, InterleavedAndContiguousLeavesReadTheSame) {
+  std::string path = make_file("interleaved.db", "PRAGMA page_size=512", R"(
+CREATE TABLE a(v INTEGER, s TEXT); CREATE TABLE b(v INTEGER, s TEXT); CREATE TABLE c(v INTEGER, s TEXT);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000)
+  SELECT count(*) FROM n;
+)");
+  {
+    // Alternate inserts: each table's next leaf is allocated after the other's.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = "BEGIN;";
+    for (int i = 0; i < 3000; ++i) {
+      std::string row = std::to_string(i) + ", '" + std::string(40 + i % 50, static_cast<char>('a' + i % 26)) + "'";
+      sql += "INSERT INTO a VALUES (" + row + "); INSERT INTO b VALUES (-" + row + ");";
+    }
+    sql += "INSERT INTO c SELECT v * 3, s || s FROM a; COMMIT;";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  EXPECT_EQ(compare_scans(path, "a", {"v", "s", "rowid"}, true), 3000u);
+  EXPECT_EQ(compare_scans(path, "b", {"v", "s", "rowid"}, true), 3000u);
+  EXPECT_EQ(compare_scans(path, "c", {"v", "s", "rowid"}, true), 3000u);
+  EXPECT_EQ(compare_scans(path, "a", {"s", "v"}, true, {1000, 2000}), 1001u);
+}
+
+// The scan's memory stays flat however big the table: pages are read into a small window, not
+// mapped (a mapping keeps every page it touched resident until it is handed back).
+TEST(SqliteScan, ReadingABigTableKeepsMemoryFlat) {
+  std::string path = make_file("big_table.db", "PRAGMA page_size=4096", R"(
+CREATE TABLE t(v INTEGER, s TEXT);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 200000)
+  INSERT INTO t SELECT x, printf('%0120d', x) FROM n;
+)");
+  ASSERT_GT(std::filesystem::file_size(path), 25u << 20);
+  auto rss_kb = [] {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return 0L;
+  };
+  sqlite::Db db = sqlite::Db::open(path);
+  sqlite::TableScan scan = db.scan("t", {"v", "s"}, "table t");
+  ASSERT_TRUE(scan.direct());
+  const long before = rss_kb();
+  int64_t rows = 0, sum = 0;
+  while (scan.step()) {
+    sum += scan.i64(0);
+    ++rows;
+  }
+  const long grown = rss_kb() - before;
+  EXPECT_EQ(rows, 200000);
+  EXPECT_EQ(sum, int64_t{200000} * 200001 / 2);
+  EXPECT_LT(grown, 6L << 10) << "KB";
 }
 
 // Every table of every real profiler DB reads the same through both paths.
@@ -486,6 +545,34 @@ TEST(SqliteTimes, DigitsAreReadAtEveryLengthAndANonDigitAnywhereIsNoNumber) {
   EXPECT_TRUE(sqlite::digits_value("1718091839135966956", 19, v));
   EXPECT_EQ(v, 1718091839135966956);
   EXPECT_GT(numbers, 1000u);
+}
+
+// TEXT timestamps in the first columns keep the value of their leading digits from row to row:
+// rows that share them, change them, change length, end in a non-digit, pass INT64_MAX or hold
+// a non-digit up front read as the API path (no such cache) reads them.
+TEST(SqliteTimes, LeadingDigitsKeptFromRowToRowReadAsEachRowAlone) {
+  std::string path = make_file("times.db", "PRAGMA page_size=4096", R"(
+CREATE TABLE t(a TEXT, b TEXT, c INTEGER, d TEXT, e TEXT);
+WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 4000)
+  INSERT INTO t SELECT printf('%d', 1718091839135966956 + x * 37), printf('%d', 1718091839135966956 + x * 99991),
+                       x, printf('%d', 171809183913596 + x), printf('%d', 1718091839135966956 + x * 7) FROM n;
+INSERT INTO t VALUES ('1718091839135969999', '171809183913597x00', 1, '17180918391359799x', '1718091839135969999');
+INSERT INTO t VALUES ('1718091839135970000', '171809183913597000', 2, '1718091839135979', '1718091839135970000');
+INSERT INTO t VALUES ('171809183913597000', '17180918391359700', 3, '9223372036854775807', '17180918391359x000');
+INSERT INTO t VALUES ('9223372036854775807', '9223372036854775808', 4, '9223372036854775808', '9223372036854775807');
+INSERT INTO t VALUES ('9223372036854775808', '9223372036854775807', 5, '1x18091839135970000', '');
+INSERT INTO t VALUES ('1718091839135970001', '1718091839135970001.5', 6, '-718091839135970001', '1718091839135970001');
+INSERT INTO t VALUES ('1718091839135970002', ' 718091839135970002', 7, '1718091839135970002', '1718091839135970002');
+)");
+  EXPECT_EQ(compare_scans(path, "t", {"a", "b", "c", "d", "e"}, true), 4008u);
+  EXPECT_EQ(compare_scans(path, "t", {"e", "d", "c", "b", "a"}, true), 4008u);
+  // And the values themselves, for the rows that share their leading digits.
+  sqlite::Db db = sqlite::Db::open(path);
+  sqlite::TableScan s = db.scan("t", {"a", "b"}, "table t");
+  for (int64_t x = 0; x <= 4000 && s.step(); ++x) {
+    ASSERT_EQ(s.time_ns(0), 1718091839135966956 + x * 37) << x;
+    ASSERT_EQ(s.time_ns(1), 1718091839135966956 + x * 99991) << x;
+  }
 }
 
 // ScanAhead (scan_ahead.h): chained scans give every row in table order, one table after the

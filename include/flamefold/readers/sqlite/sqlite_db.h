@@ -1,7 +1,7 @@
 // A thin read-only SQLite layer for the profiler-database readers (nsys, Ascend): opens
 // with `file:...?mode=ro&immutable=1`, prepared statements with bound parameters only,
 // table/column introspection, and TableScan: whole-table (or rowid-range) scans that read the
-// table b-tree pages of the mapped file directly (src/flamefold/readers/sqlite_pages.cpp)
+// table b-tree pages of the file directly (src/flamefold/readers/sqlite/sqlite_pages.cpp)
 // and fall back to a prepared SELECT whenever that cannot be trusted. Every SQLite failure
 // becomes an InputError naming the file.
 #pragma once
@@ -152,7 +152,7 @@ class Statement {
 
 
 // One value of the current row of a TableScan, in SQLite's storage classes. TEXT and BLOB
-// point into the mapped file, a row buffer or SQLite's statement: valid until the next step().
+// point into the page window, a row buffer or SQLite's statement: valid until the next step().
 struct Value {
   int type = SQLITE_NULL;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL
   int64_t i = 0;
@@ -204,7 +204,13 @@ class TableScan {
     if (v.type == SQLITE_INTEGER) return v.i;
     if (v.type == SQLITE_NULL) return INT64_MIN;
     int64_t x;
-    if (v.type == SQLITE_TEXT && digits_value(v.s, v.n, x)) return x;
+    if (v.type == SQLITE_TEXT) {
+      if (v.n >= 16 && static_cast<size_t>(col) < kLeadCached) {
+        if (lead_[col].value_of(v.s, v.n, x)) return x;
+      } else if (digits_value(v.s, v.n, x)) {
+        return x;
+      }
+    }
     return rounded_ns(f64(col));
   }
   std::string_view text(int col) const {
@@ -221,6 +227,39 @@ class TableScan {
   double f64_slow(const Value& v) const;
   std::string_view text_slow(int col) const;
   sqlite3_stmt* converter() const;
+
+  // TEXT nanosecond timestamps of one column share their leading digits from row to row (the
+  // first 11 of 19 change every 0.1 s): the value of all but the last eight digits is kept, and
+  // a row with the same ones parses only its last eight.
+  struct LeadingDigits {
+    uint64_t head[2] = {~0ull, ~0ull};  // the leading n - 8 characters (8..11), zero-padded
+    uint32_t n = 0;
+    uint64_t value = 0;  // of those characters
+    bool value_of(const char* s, uint32_t len, int64_t& out) {  // len 16..19
+      uint64_t a, b, tail;
+      std::memcpy(&a, s, 8);
+      std::memcpy(&b, s + 8, 8);
+      std::memcpy(&tail, s + len - 8, 8);
+      const uint32_t extra = len - 16;  // leading characters past the first eight: 0..3
+      b &= (uint64_t{1} << (8 * extra)) - 1;
+      if (len == n && a == head[0] && b == head[1]) {
+        const int64_t low = eight_digits(tail);
+        const uint64_t v = value * 100000000ull + static_cast<uint64_t>(low);
+        if (low >= 0 && v <= static_cast<uint64_t>(INT64_MAX)) {
+          out = static_cast<int64_t>(v);
+          return true;
+        }
+      }
+      if (!digits_value(s, len, out)) return false;
+      head[0] = a;
+      head[1] = b;
+      n = len;
+      value = static_cast<uint64_t>(out) / 100000000ull;
+      return true;
+    }
+  };
+  static constexpr size_t kLeadCached = 4;  // the first columns (where readers put the times)
+  mutable LeadingDigits lead_[kLeadCached];
 
   std::vector<Value> values_;
   std::unique_ptr<PageScanner> pages_;  // direct path
@@ -263,7 +302,7 @@ class Db {
 
  private:
   Db() = default;
-  // The mapped file for direct scans (nullptr until the first scan; `image_checked_` then).
+  // The file opened for direct scans (nullptr until the first scan; `image_checked_` then).
   const FileImage* image() const;
 
   sqlite3* db_ = nullptr;

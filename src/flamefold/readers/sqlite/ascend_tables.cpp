@@ -149,20 +149,33 @@ uint32_t AscendTables::host_frame(uint64_t table, int64_t raw, bool& empty_name)
     return unknown_frame();
   }
   uint64_t key = (table << 60) | (static_cast<uint64_t>(raw) & 0x0FFFFFFFFFFFFFFFull);
-  uint32_t f = frames_.find(key);
+  uint32_t* direct = direct_frame(table, static_cast<uint64_t>(raw));
+  uint32_t f = direct ? *direct : frames_.find(key);
   if (f == U64Map::kMissing) {
     StrId name = strings_.find(static_cast<uint64_t>(raw));
     Symbols& sym = symbols();
     if (name == U64Map::kMissing || sym.strings[name].empty()) f = kExcluded - 1;  // empty: no STRING_IDS value
     else if (is_profiler_step(sym.strings[name])) f = kExcluded;
     else f = sym.frame(name, 0, 0, category_of(sym.strings[name]));
-    frames_.set(key, f);
+    if (direct) *direct = f;
+    else frames_.set(key, f);
   }
   if (f == kExcluded - 1) {
     empty_name = true;
     return unknown_frame();
   }
   return f;
+}
+
+uint32_t* AscendTables::direct_frame(uint64_t table, uint64_t id) {
+  if (table >= kDirectTables || id >> 32) return nullptr;
+  std::vector<uint32_t>& d = direct_frames_[table * 16 + (id >> 28)];
+  const uint64_t i = id & 0x0FFFFFFF;
+  if (i >= d.size()) {
+    if (i >= kDirectIds) return nullptr;
+    d.resize(std::min<uint64_t>(kDirectIds, std::max<uint64_t>(i + 1, 2 * d.size())), U64Map::kMissing);
+  }
+  return &d[i];
 }
 
 FrameId AscendTables::unknown_frame() { return symbols().frame("unknown", {}, 0, categories_[3]); }

@@ -175,6 +175,12 @@ class AscendTables {
   AscendCategoryRules rules_;  // o_.rules with --category-rule applied
   U64Map strings_{4096};       // STRING_IDS id -> StrId
   U64Map frames_{4096};        // (table << 60 | name id) -> FrameId or kExcluded
+  // The same for the ids torch_npu writes, type << 28 | index with small indices: a flat array
+  // per (table, type), a load per row instead of a hashed probe. direct_frame: the slot, or
+  // nullptr for an id that goes to frames_.
+  static constexpr uint64_t kDirectTables = 3, kDirectIds = 1 << 20;
+  std::vector<uint32_t> direct_frames_[kDirectTables * 16];
+  uint32_t* direct_frame(uint64_t table, uint64_t id);
   U64Map tracks_{64};          // globalTid -> track
   U64Map device_tracks_{64};   // device << 32 | stream -> track
   U64Map task_frames_{256};    // (compute? << 40 | name id) -> frame

@@ -262,7 +262,7 @@ std::string_view TableScan::text_slow(int col) const {
 const FileImage* Db::image() const {
   if (!image_checked_) {
     image_checked_ = true;
-    image_ = FileImage::map(path_, image_problem_);
+    image_ = FileImage::open(path_, image_problem_);
   }
   return image_.get();
 }

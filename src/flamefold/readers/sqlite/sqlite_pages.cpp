@@ -7,11 +7,11 @@
 #include "flamefold/readers/sqlite/sqlite_pages.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <cstdio>
 #include <cstring>
@@ -84,24 +84,38 @@ inline int64_t be_int(const uint8_t* d, uint32_t n) {
 }  // namespace
 
 FileImage::~FileImage() {
-  if (data) ::munmap(const_cast<uint8_t*>(data), size);
+  if (fd >= 0) ::close(fd);
+}
+
+bool FileImage::read_pages(uint32_t first, uint32_t count, uint8_t* to) const {
+  uint64_t at = uint64_t(first - 1) * page_size;
+  size_t left = size_t(count) * page_size;
+  while (left > 0) {
+    const ssize_t got = ::pread(fd, to, left, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    to += got;
+    at += static_cast<uint64_t>(got);
+    left -= static_cast<size_t>(got);
+  }
+  return true;
 }
 
 namespace {
-// Mappings alive in this process, so connections to the same file (the Ascend reader's second
-// connection) share one mapping and its page-table entries.
-struct MappedFile {
+// Images open in this process, so connections to the same file (the Ascend reader's second
+// connection) share one descriptor and its checked header.
+struct OpenImage {
   dev_t dev;
   ino_t ino;
   off_t size;
   struct timespec mtime;
   std::weak_ptr<const FileImage> image;
 };
-std::mutex g_mapped_mutex;
-std::vector<MappedFile> g_mapped;
+std::mutex g_open_mutex;
+std::vector<OpenImage> g_open;
 }  // namespace
 
-std::shared_ptr<const FileImage> FileImage::map(const std::string& path, std::string& problem) {
+std::shared_ptr<const FileImage> FileImage::open(const std::string& path, std::string& problem) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     problem = "cannot open the file for direct reading";
@@ -113,12 +127,12 @@ std::shared_ptr<const FileImage> FileImage::map(const std::string& path, std::st
     problem = "not a regular file of at least one page";
     return nullptr;
   }
-  std::lock_guard<std::mutex> lock(g_mapped_mutex);
-  for (size_t i = 0; i < g_mapped.size();) {
-    MappedFile& m = g_mapped[i];
+  std::lock_guard<std::mutex> lock(g_open_mutex);
+  for (size_t i = 0; i < g_open.size();) {
+    OpenImage& m = g_open[i];
     std::shared_ptr<const FileImage> alive = m.image.lock();
     if (!alive) {
-      g_mapped.erase(g_mapped.begin() + static_cast<std::ptrdiff_t>(i));
+      g_open.erase(g_open.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
     }
     if (m.dev == st.st_dev && m.ino == st.st_ino && m.size == st.st_size && m.mtime.tv_sec == st.st_mtim.tv_sec &&
@@ -128,24 +142,22 @@ std::shared_ptr<const FileImage> FileImage::map(const std::string& path, std::st
     }
     ++i;
   }
-  std::shared_ptr<const FileImage> made = map_new(fd, st, path, problem);
-  if (made) g_mapped.push_back(MappedFile{st.st_dev, st.st_ino, st.st_size, st.st_mtim, made});
+  std::shared_ptr<const FileImage> made = open_new(fd, st, path, problem);
+  if (made) g_open.push_back(OpenImage{st.st_dev, st.st_ino, st.st_size, st.st_mtim, made});
   return made;
 }
 
-std::shared_ptr<const FileImage> FileImage::map_new(int fd, const struct stat& st, const std::string& path,
+std::shared_ptr<const FileImage> FileImage::open_new(int fd, const struct stat& st, const std::string& path,
                                                     std::string& problem) {
-  void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (m == MAP_FAILED) {
-    problem = "cannot map the file";
-    return nullptr;
-  }
   auto img = std::make_shared<FileImage>();
-  img->data = static_cast<const uint8_t*>(m);
+  img->fd = fd;
   img->size = static_cast<uint64_t>(st.st_size);
   img->path = path;
-  const uint8_t* h = img->data;
+  uint8_t h[100];
+  if (::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) {
+    problem = "cannot read the file's header";
+    return nullptr;
+  }
   if (std::memcmp(h, "SQLite format 3\0", 16) != 0) {
     problem = "no SQLite header";
     return nullptr;
@@ -188,7 +200,9 @@ std::shared_ptr<const FileImage> FileImage::map_new(int fd, const struct stat& s
 
 int PageScanner::root_type(const FileImage& image, uint32_t root) {
   if (root < 1 || root > image.pages) return -1;
-  return image.page(root)[root == 1 ? 100 : 0];
+  std::vector<uint8_t> page(image.page_size);
+  if (!image.read_pages(root, 1, page.data())) return -1;
+  return page[root == 1 ? 100 : 0];
 }
 
 PageScanner::PageScanner(std::shared_ptr<const FileImage> image, std::string file, uint32_t root, std::string table,
@@ -208,6 +222,38 @@ PageScanner::PageScanner(std::shared_ptr<const FileImage> image, std::string fil
     if (slot_of_record_[k] >= 0) real_of_record_[k] = columns_[static_cast<uint32_t>(slot_of_record_[k])].real_affinity;
   stack_.reserve(64);
   visited_.assign(image_->pages / 64 + 1, 0);
+  window_pages_ = std::max<uint32_t>(1, static_cast<uint32_t>(kWindowBytes / image_->page_size));
+  window_.resize(size_t(window_pages_) * image_->page_size + kWindowSlack);
+}
+
+// A page of the tree: from the window when it holds it, else read into the window with the
+// pages after it that the parent's next children name (a table written in one go keeps its
+// leaves in order: one read brings in a stretch of them; interleaved tables, a shorter one).
+const uint8_t* PageScanner::fetch(uint32_t page) {
+  if (page - window_first_ < window_count_) return window_.data() + size_t(page - window_first_) * image_->page_size;
+  uint32_t count = 1;
+  if (!stack_.empty()) {
+    const Level& parent = stack_.back();
+    const uint32_t limit = std::min<uint64_t>(window_pages_, uint64_t{image_->pages} - page + 1);
+    for (uint32_t i = parent.index + 1; i <= parent.cells && count < limit; ++i) {
+      // Unchecked reads, as in find_next_leaf: a damaged pointer only ends the stretch here.
+      uint32_t c;
+      if (i == parent.cells) {
+        c = be32(parent.page + parent.header + 8);
+      } else {
+        const uint32_t off = be16(parent.ptrs + 2 * i);
+        if (off < parent.area || off + 4 > image_->usable) break;
+        c = be32(parent.page + off);
+      }
+      if (c != page + count) break;
+      ++count;
+    }
+  }
+  window_count_ = 0;
+  if (!image_->read_pages(page, count, window_.data())) corrupt(page, "cannot be read: the file ends early or a read failed");
+  window_first_ = page;
+  window_count_ = count;
+  return window_.data();
 }
 
 void PageScanner::corrupt(uint32_t page, const std::string& problem) const {
@@ -224,9 +270,16 @@ void PageScanner::push(uint32_t page) {
   if (bits & bit) corrupt(page, "is reached twice in the table's b-tree (a loop)");
   if (stack_.size() >= 64) corrupt(page, "the table's b-tree is deeper than 64 levels");
   bits |= bit;
-  const uint8_t* p = image_->page(page);
+  const uint8_t* p = fetch(page);
   const uint32_t header = page == 1 ? 100 : 0;
   const uint8_t type = p[header];
+  if (type == 0x05) {
+    // An interior page stays in use while its children pass through the window: a copy of its own.
+    if (interior_.size() <= stack_.size()) interior_.resize(stack_.size() + 1);
+    std::vector<uint8_t>& copy = interior_[stack_.size()];
+    copy.assign(p, p + image_->page_size);
+    p = copy.data();
+  }
   if (type != 0x05 && type != 0x0D) {
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", type);
@@ -262,38 +315,10 @@ int64_t PageScanner::interior_key(const Level& l, uint32_t i) const {
   return static_cast<int64_t>(key);
 }
 
+PageScanner::~PageScanner() = default;
+
 // From the top of the stack down to a leaf: at each interior page, the first child that can
 // hold rowids >= lo_ (the left child of cell i holds the rowids <= key i).
-void FileImage::release(uint32_t first, uint32_t last) const {
-  static const uint64_t os_page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  // The kernel maps the neighbours of a faulting page too (64 KB "fault-around" blocks): the
-  // blocks around the range go as well, or they would stay resident.
-  const uint64_t block = std::max<uint64_t>(os_page, 64 << 10);
-  uint64_t begin = uint64_t(first - 1) * page_size / block * block;
-  uint64_t end = std::min<uint64_t>((uint64_t(last) * page_size + block - 1) / block * block, size / os_page * os_page);
-  if (end > begin) ::madvise(const_cast<uint8_t*>(data) + begin, end - begin, MADV_DONTNEED);
-}
-
-PageScanner::~PageScanner() {
-  if (done_first_) image_->release(done_first_, done_last_);
-  // A scan that stops early (a rowid range) leaves its path through the tree mapped.
-  for (const Level& l : stack_) image_->release(l.number, l.number);
-}
-
-void PageScanner::leaf_done(uint32_t page) {
-  // Every 256 KB of leaves read, everything from the scan's first leaf up to the last one read
-  // is released: other tables' pages in between (tables written side by side interleave their
-  // leaves) go too, and so does whatever the kernel mapped again behind the scan (measured:
-  // releasing only each stretch of leaves left ~15 MB per GB of table resident). A later scan
-  // that needs a page maps it again cheaply.
-  constexpr uint64_t kReleaseBytes = 256 << 10;
-  if (!done_first_) done_first_ = done_last_ = page;
-  done_first_ = std::min(done_first_, page);
-  done_last_ = std::max(done_last_, page);
-  if (++done_leaves_ * image_->page_size < kReleaseBytes) return;
-  image_->release(done_first_, done_last_);
-  done_leaves_ = 0;
-}
 
 bool PageScanner::advance_to_leaf() {
   if (!started_) {
@@ -301,7 +326,6 @@ bool PageScanner::advance_to_leaf() {
     push(root_);
   } else {
     // The leaf on top is finished: climb to the first ancestor with a child left.
-    leaf_done(stack_.back().number);
     stack_.pop_back();
     for (;;) {
       if (stack_.empty()) return false;
@@ -314,7 +338,6 @@ bool PageScanner::advance_to_leaf() {
         push(next);
         break;
       }
-      image_->release(t.number, t.number);  // an interior page done with: interior pages lie apart from the leaves
       stack_.pop_back();
     }
   }
@@ -356,8 +379,8 @@ void PageScanner::find_next_leaf() {
     if (off < t.area || off + 4 > image_->usable) return;
     page = be32(t.page + off);
   }
-  if (page < 2 || page > image_->pages) return;
-  next_leaf_ = image_->page(page);
+  if (page - window_first_ >= window_count_) return;  // not read yet
+  next_leaf_ = window_.data() + size_t(page - window_first_) * image_->page_size;
   flamefold::prefetch(next_leaf_);  // its header and first cell pointers
 }
 
@@ -436,7 +459,10 @@ const uint8_t* PageScanner::gather_overflow(const uint8_t* local, uint64_t local
       corrupt(page, "an overflow chain points to page " + std::to_string(next) + ", beyond the end of the file");
     if (chain_mark_[next] == chain_id_) corrupt(page, "an overflow chain loops (page " + std::to_string(next) + " again)");
     chain_mark_[next] = chain_id_;
-    const uint8_t* op = image_->page(next);
+    overflow_page_.resize(image_->page_size);
+    if (!image_->read_pages(next, 1, overflow_page_.data()))
+      corrupt(page, "overflow page " + std::to_string(next) + " cannot be read: the file ends early or a read failed");
+    const uint8_t* op = overflow_page_.data();
     const uint64_t take = std::min<uint64_t>(total - have, per_page);
     std::memcpy(dst + have, op + 4, take);
     have += take;
