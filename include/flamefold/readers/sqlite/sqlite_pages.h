@@ -112,7 +112,7 @@ class PageScanner {
   // Pages read ahead: [window_first_, window_first_ + window_count_), kWindowBytes at most,
   // then kWindowSlack bytes that wide loads past a value's end may touch.
   static constexpr size_t kWindowBytes = 256 << 10, kWindowSlack = 64;
-  std::vector<uint8_t> window_;
+  std::unique_ptr<uint8_t[]> window_;
   uint32_t window_pages_ = 1, window_first_ = 0, window_count_ = 0;
   std::vector<std::vector<uint8_t>> interior_;  // per tree level: the interior page on the stack
   std::vector<uint8_t> overflow_page_;

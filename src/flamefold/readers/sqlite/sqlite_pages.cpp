@@ -223,14 +223,17 @@ PageScanner::PageScanner(std::shared_ptr<const FileImage> image, std::string fil
   stack_.reserve(64);
   visited_.assign(image_->pages / 64 + 1, 0);
   window_pages_ = std::max<uint32_t>(1, static_cast<uint32_t>(kWindowBytes / image_->page_size));
-  window_.resize(size_t(window_pages_) * image_->page_size + kWindowSlack);
+  // Not cleared: only what a read fills is touched (a small table's scan reads a page or two).
+  const size_t bytes = size_t(window_pages_) * image_->page_size;
+  window_.reset(new uint8_t[bytes + kWindowSlack]);
+  std::memset(window_.get() + bytes, 0, kWindowSlack);
 }
 
 // A page of the tree: from the window when it holds it, else read into the window with the
 // pages after it that the parent's next children name (a table written in one go keeps its
 // leaves in order: one read brings in a stretch of them; interleaved tables, a shorter one).
 const uint8_t* PageScanner::fetch(uint32_t page) {
-  if (page - window_first_ < window_count_) return window_.data() + size_t(page - window_first_) * image_->page_size;
+  if (page - window_first_ < window_count_) return window_.get() + size_t(page - window_first_) * image_->page_size;
   uint32_t count = 1;
   if (!stack_.empty()) {
     const Level& parent = stack_.back();
@@ -250,10 +253,10 @@ const uint8_t* PageScanner::fetch(uint32_t page) {
     }
   }
   window_count_ = 0;
-  if (!image_->read_pages(page, count, window_.data())) corrupt(page, "cannot be read: the file ends early or a read failed");
+  if (!image_->read_pages(page, count, window_.get())) corrupt(page, "cannot be read: the file ends early or a read failed");
   window_first_ = page;
   window_count_ = count;
-  return window_.data();
+  return window_.get();
 }
 
 void PageScanner::corrupt(uint32_t page, const std::string& problem) const {
@@ -380,7 +383,7 @@ void PageScanner::find_next_leaf() {
     page = be32(t.page + off);
   }
   if (page - window_first_ >= window_count_) return;  // not read yet
-  next_leaf_ = window_.data() + size_t(page - window_first_) * image_->page_size;
+  next_leaf_ = window_.get() + size_t(page - window_first_) * image_->page_size;
   flamefold::prefetch(next_leaf_);  // its header and first cell pointers
 }
 
