@@ -10,8 +10,6 @@
 // Every offset, varint, page number and chain read here is bounds-checked: a damaged page is an
 // InputError naming the file, "table T page N" and the problem.
 #pragma once
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,14 +31,9 @@ struct FileImage {
 
   // Opens `path`; returns nullptr and sets `problem` when the file cannot be read directly
   // (not UTF-8, a WAL file with content beside it, an odd header ...). Never throws for that.
-  // Connections to the same unchanged file share one image.
   static std::shared_ptr<const FileImage> open(const std::string& path, std::string& problem);
   // Pages [first, first + count) into `to` (count * page_size bytes); false on a short read.
   bool read_pages(uint32_t first, uint32_t count, uint8_t* to) const;
-
- private:
-  static std::shared_ptr<const FileImage> open_new(int fd, const struct stat& st, const std::string& path,
-                                                  std::string& problem);
 };
 
 // Where each output column of a scan comes from.
@@ -65,10 +58,6 @@ class PageScanner {
   static int root_type(const FileImage& image, uint32_t root);
 
  private:
-  // The leaf after the current one, requested from memory two lines per cell read here (the
-  // hardware's own prefetching stops at the page's edge), from its end, where cells start.
-  const uint8_t* next_leaf_ = nullptr;
-  uint32_t next_leaf_requested_ = 0;  // bytes of it requested so far
   struct Level {
     const uint8_t* page;  // start of the page
     uint32_t number;
@@ -86,7 +75,6 @@ class PageScanner {
   int64_t interior_key(const Level& l, uint32_t i) const;
   uint32_t cell_offset(const Level& l, uint32_t i) const;
   bool advance_to_leaf();               // moves to the next leaf with cells left; false at the end
-  void find_next_leaf();                // notes the leaf after the current one, to request it ahead
   void decode_record(const uint8_t* rec, uint64_t size, int64_t rowid, uint32_t page, Value* out);
   bool decode_simple_record(const uint8_t* rec, uint64_t size, Value* out);
   static void decode_value(uint64_t st, uint64_t len, const uint8_t* d, bool real, Value& v);

@@ -290,7 +290,7 @@ class AscendReader : public AscendTables {
     }
     const int64_t split = plan.split;
     TableScan s = db_->scan(plan.table, plan.columns, plan.place, split >= 0 ? RowidRange{INT64_MIN, split} : RowidRange{});
-    const HostContext ctx = host_context(table, launches, plan.pytorch);
+    const HostContext ctx = host_context(table, launches);
     if (!launches) host_events_begin_ = static_cast<uint32_t>(tl.size());
     while (s.step()) place_host_row(ctx, fetch_host_row(s, plan.link_col, plan.chain_col));
     if (split >= 0) {

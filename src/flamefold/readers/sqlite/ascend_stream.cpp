@@ -229,7 +229,7 @@ class AscendStream : public AscendTables {
   }
 
   void read_host(sqlite::RowSource<HostRow>& rows, const HostPlan& plan, bool launches) {
-    const HostContext ctx = host_context(plan.table.c_str(), launches, plan.pytorch);
+    const HostContext ctx = host_context(plan.table.c_str(), launches);
     // The callchain frames are python frames: when --categories leaves them out, an op's
     // depth below them is 0, as nest finds no hinted parent then.
     const bool chains_kept = have_chains_ && builder_.keeps_category(categories_[2]);

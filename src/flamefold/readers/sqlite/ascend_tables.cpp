@@ -142,17 +142,18 @@ uint32_t AscendTables::device_track(int64_t device, int64_t stream, int64_t pid)
   return track;
 }
 
-uint32_t AscendTables::host_frame(uint64_t table, int64_t raw, bool& empty_name) {
+uint32_t AscendTables::host_frame(int64_t raw, bool& empty_name) {
   empty_name = false;
   if (raw == INT64_MIN) {
     empty_name = true;
     return unknown_frame();
   }
-  uint64_t key = (table << 60) | (static_cast<uint64_t>(raw) & 0x0FFFFFFFFFFFFFFFull);
-  uint32_t* direct = direct_frame(table, static_cast<uint64_t>(raw));
+  // Every host table names its rows from STRING_IDS: an id is the same frame in each.
+  const uint64_t key = static_cast<uint64_t>(raw);
+  uint32_t* direct = direct_frame(key);
   uint32_t f = direct ? *direct : frames_.find(key);
   if (f == U64Map::kMissing) {
-    StrId name = strings_.find(static_cast<uint64_t>(raw));
+    StrId name = strings_.find(key);
     Symbols& sym = symbols();
     if (name == U64Map::kMissing || sym.strings[name].empty()) f = kExcluded - 1;  // empty: no STRING_IDS value
     else if (is_profiler_step(sym.strings[name])) f = kExcluded;
@@ -167,9 +168,9 @@ uint32_t AscendTables::host_frame(uint64_t table, int64_t raw, bool& empty_name)
   return f;
 }
 
-uint32_t* AscendTables::direct_frame(uint64_t table, uint64_t id) {
-  if (table >= kDirectTables || id >> 32) return nullptr;
-  std::vector<uint32_t>& d = direct_frames_[table * 16 + (id >> 28)];
+uint32_t* AscendTables::direct_frame(uint64_t id) {
+  if (id >> 32) return nullptr;
+  std::vector<uint32_t>& d = direct_frames_[id >> 28];
   const uint64_t i = id & 0x0FFFFFFF;
   if (i >= d.size()) {
     if (i >= kDirectIds) return nullptr;
@@ -210,9 +211,9 @@ HostPlan AscendTables::plan_host(const Db& db, const char* table, bool launches)
   return plan;
 }
 
-HostContext AscendTables::host_context(const char* table, bool launches, bool pytorch) const {
+HostContext AscendTables::host_context(const char* table, bool launches) const {
   // The seed's summary line counts the rows of the main host table only.
-  return HostContext{table, launches, pytorch ? 1u : 2u, std::string(" (") + table + ")", !(launches && has_pytorch_)};
+  return HostContext{table, launches, std::string(" (") + table + ")", !(launches && has_pytorch_)};
 }
 
 bool AscendTables::host_row_kept(const HostContext& c, const HostRow& r, std::vector<Counter>& counters, uint32_t& f) {
@@ -226,7 +227,7 @@ bool AscendTables::host_row_kept(const HostContext& c, const HostRow& r, std::ve
     return false;
   }
   bool empty_name = false;
-  f = host_frame(c.table_key, r.name, empty_name);
+  f = host_frame(r.name, empty_name);
   if (f == kExcluded) return false;  // ProfilerStep# ranges, as the seed leaves them out
   if (e <= b) {
     add_to_counters(counters,

@@ -110,7 +110,6 @@ HostRow fetch_host_row(const TableScan& s, bool link_col, bool chain_col);
 struct HostContext {
   const char* table;
   bool launches;
-  uint64_t table_key;
   std::string where;
   bool seed_table;
 };
@@ -150,11 +149,11 @@ class AscendTables {
   uint32_t host_track(int64_t gtid);
   uint32_t device_track(int64_t device, int64_t stream, int64_t pid);
   // Frame of a host call name (cached per table and STRING_IDS id); kExcluded for ProfilerStep#.
-  uint32_t host_frame(uint64_t table, int64_t raw, bool& empty_name);
+  uint32_t host_frame(int64_t raw, bool& empty_name);
   FrameId unknown_frame();
   CategoryId category_of(std::string_view name);
   HostPlan plan_host(const Db& db, const char* table, bool launches);
-  HostContext host_context(const char* table, bool launches, bool pytorch) const;
+  HostContext host_context(const char* table, bool launches) const;
   // Whether a host row is placed: counts why not (or an empty name) on `counters` otherwise.
   // Sets f to its frame.
   bool host_row_kept(const HostContext& c, const HostRow& r, std::vector<Counter>& counters, uint32_t& f);
@@ -174,13 +173,13 @@ class AscendTables {
   const AscendOptions& o_;
   AscendCategoryRules rules_;  // o_.rules with --category-rule applied
   U64Map strings_{4096};       // STRING_IDS id -> StrId
-  U64Map frames_{4096};        // (table << 60 | name id) -> FrameId or kExcluded
+  U64Map frames_{4096};        // host name id -> FrameId or kExcluded
   // The same for the ids torch_npu writes, type << 28 | index with small indices: a flat array
-  // per (table, type), a load per row instead of a hashed probe. direct_frame: the slot, or
-  // nullptr for an id that goes to frames_.
-  static constexpr uint64_t kDirectTables = 3, kDirectIds = 1 << 20;
-  std::vector<uint32_t> direct_frames_[kDirectTables * 16];
-  uint32_t* direct_frame(uint64_t table, uint64_t id);
+  // per type, a load per row instead of a hashed probe. direct_frame: the slot, or nullptr for
+  // an id that goes to frames_.
+  static constexpr uint64_t kDirectIds = 1 << 20;
+  std::vector<uint32_t> direct_frames_[16];
+  uint32_t* direct_frame(uint64_t id);
   U64Map tracks_{64};          // globalTid -> track
   U64Map device_tracks_{64};   // device << 32 | stream -> track
   U64Map task_frames_{256};    // (compute? << 40 | name id) -> frame

@@ -12,12 +12,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <mutex>
 #include <cstdio>
 #include <cstring>
 
 #include "flamefold/errors.h"
-#include "flamefold/prefetch.h"
 
 namespace flamefold::sqlite {
 
@@ -101,20 +99,6 @@ bool FileImage::read_pages(uint32_t first, uint32_t count, uint8_t* to) const {
   return true;
 }
 
-namespace {
-// Images open in this process, so connections to the same file (the Ascend reader's second
-// connection) share one descriptor and its checked header.
-struct OpenImage {
-  dev_t dev;
-  ino_t ino;
-  off_t size;
-  struct timespec mtime;
-  std::weak_ptr<const FileImage> image;
-};
-std::mutex g_open_mutex;
-std::vector<OpenImage> g_open;
-}  // namespace
-
 std::shared_ptr<const FileImage> FileImage::open(const std::string& path, std::string& problem) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -127,29 +111,7 @@ std::shared_ptr<const FileImage> FileImage::open(const std::string& path, std::s
     problem = "not a regular file of at least one page";
     return nullptr;
   }
-  std::lock_guard<std::mutex> lock(g_open_mutex);
-  for (size_t i = 0; i < g_open.size();) {
-    OpenImage& m = g_open[i];
-    std::shared_ptr<const FileImage> alive = m.image.lock();
-    if (!alive) {
-      g_open.erase(g_open.begin() + static_cast<std::ptrdiff_t>(i));
-      continue;
-    }
-    if (m.dev == st.st_dev && m.ino == st.st_ino && m.size == st.st_size && m.mtime.tv_sec == st.st_mtim.tv_sec &&
-        m.mtime.tv_nsec == st.st_mtim.tv_nsec) {
-      ::close(fd);
-      return alive;
-    }
-    ++i;
-  }
-  std::shared_ptr<const FileImage> made = open_new(fd, st, path, problem);
-  if (made) g_open.push_back(OpenImage{st.st_dev, st.st_ino, st.st_size, st.st_mtim, made});
-  return made;
-}
-
-std::shared_ptr<const FileImage> FileImage::open_new(int fd, const struct stat& st, const std::string& path,
-                                                    std::string& problem) {
-  auto img = std::make_shared<FileImage>();
+  auto img = std::make_shared<FileImage>();  // closes the file on every way out
   img->fd = fd;
   img->size = static_cast<uint64_t>(st.st_size);
   img->path = path;
@@ -239,7 +201,8 @@ const uint8_t* PageScanner::fetch(uint32_t page) {
     const Level& parent = stack_.back();
     const uint32_t limit = std::min<uint64_t>(window_pages_, uint64_t{image_->pages} - page + 1);
     for (uint32_t i = parent.index + 1; i <= parent.cells && count < limit; ++i) {
-      // Unchecked reads, as in find_next_leaf: a damaged pointer only ends the stretch here.
+      // Read without the checks of child(): a damaged pointer only ends the stretch here, and
+      // push() reports it when the scan gets there.
       uint32_t c;
       if (i == parent.cells) {
         c = be32(parent.page + parent.header + 8);
@@ -361,30 +324,7 @@ bool PageScanner::advance_to_leaf() {
     push(next);
   }
   seek_done_ = true;
-  find_next_leaf();
   return true;
-}
-
-void PageScanner::find_next_leaf() {
-  next_leaf_ = nullptr;
-  next_leaf_requested_ = 0;
-  if (stack_.size() < 2) return;
-  const Level& t = stack_[stack_.size() - 2];
-  if (t.index >= t.cells) return;
-  // Read without the checks of child(): a damaged pointer only goes unrequested here, and
-  // push() reports it when the scan gets there.
-  const uint32_t i = t.index + 1;
-  uint32_t page;
-  if (i == t.cells) {
-    page = be32(t.page + t.header + 8);
-  } else {
-    const uint32_t off = be16(t.ptrs + 2 * i);
-    if (off < t.area || off + 4 > image_->usable) return;
-    page = be32(t.page + off);
-  }
-  if (page - window_first_ >= window_count_) return;  // not read yet
-  next_leaf_ = window_.get() + size_t(page - window_first_) * image_->page_size;
-  flamefold::prefetch(next_leaf_);  // its header and first cell pointers
 }
 
 bool PageScanner::next(Value* out) {
@@ -400,12 +340,6 @@ bool PageScanner::next(Value* out) {
       const uint32_t i = leaf.index++;
       const uint32_t off = be16(leaf.ptrs + 2 * i);
       if (off < leaf.area || off >= usable) cell_offset(leaf, i);  // reports the damage
-      if (i + 1 < leaf.cells) flamefold::prefetch(leaf.page + be16(leaf.ptrs + 2 * i + 2));
-      if (next_leaf_requested_ < image_->page_size && next_leaf_) {
-        flamefold::prefetch(next_leaf_ + image_->page_size - 64 - next_leaf_requested_);
-        flamefold::prefetch(next_leaf_ + image_->page_size - 128 - next_leaf_requested_);
-        next_leaf_requested_ += 128;
-      }
       const uint8_t* q = leaf.page + off;
       const uint8_t* end = leaf.page + usable;
       uint64_t size = 0, key = 0;
