@@ -7,8 +7,10 @@
 // Profiler tables arrive nearly in order: a few interleaved ascending streams (one per thread,
 // or per kind of row). Each record is therefore dealt, as it arrives, onto one of a few "lanes"
 // that stay sorted (the first lane whose last record does not come after it, as in patience
-// sorting); sorting a buffer is then one k-way merge of its lanes instead of n log n comparisons.
-// Input with no such order (more lanes than kMaxLanes would need) is sorted with std::sort.
+// sorting). A full buffer is spilled lane by lane, each lane a sorted run, and the lanes go on
+// into the next buffer, so that a lane's runs chain into one: reading merges as many sequences
+// as there were lanes, and no record is compared at spill time. Input with no such order (more
+// lanes than kMaxLanes would need) is sorted by radix or std::sort.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -137,6 +139,9 @@ class Spool {
  private:
   static constexpr uint32_t kMemoryRun = UINT32_MAX, kNoRun = UINT32_MAX - 1;
   static constexpr size_t kMaxLanes = 64;
+  // A buffer of at most this many lanes is spilled lane by lane: lanes that do not chain (input
+  // with little order) would otherwise multiply the runs read at once by up to kMaxLanes.
+  static constexpr size_t kMaxLaneRuns = 16;
   struct Run {
     uint64_t offset = 0, end = 0;  // bytes of the file still to read (of the current segment)
     std::vector<std::pair<uint64_t, uint64_t>> later;  // segments read after it, in order (chained runs)
@@ -245,33 +250,57 @@ class Spool {
   }
 
   void spill() {
-    sort_buffer();
-    Run r;
-    r.offset = file_.append(buffer_.data(), buffer_.size() * sizeof(T));
-    r.end = r.offset + buffer_.size() * sizeof(T);
-    r.first = buffer_.front();
-    r.last = buffer_.back();
-    runs_.push_back(std::move(r));
     ++spilled_;
+    if (unordered_ || tails_.size() <= 1 || tails_.size() > kMaxLaneRuns) {
+      sort_buffer();
+      add_run(file_.append(buffer_.data(), buffer_.size() * sizeof(T)), buffer_.data(), buffer_.size());
+      buffer_.clear();
+      return;
+    }
+    // Each lane is written as a run of its own, unmerged: the lanes go on into the next buffer,
+    // so a lane's runs follow one another and chain_runs makes them one. Reading then merges
+    // as many chains as there are lanes, once, where merging the lanes here and the buffers'
+    // runs again there compared every record twice.
+    const std::vector<size_t> at = gather_lanes();
+    const uint64_t offset = file_.append(scratch_.data(), buffer_.size() * sizeof(T));
+    for (size_t l = 0; l + 1 < at.size(); ++l)
+      if (at[l] < at[l + 1]) add_run(offset + at[l] * sizeof(T), scratch_.data() + at[l], at[l + 1] - at[l]);
     buffer_.clear();
+    lane_of_.clear();
+  }
+
+  void add_run(uint64_t offset, const T* records, size_t n) {
+    Run r;
+    r.offset = offset;
+    r.end = offset + n * sizeof(T);
+    r.first = records[0];
+    r.last = records[n - 1];
+    runs_.push_back(std::move(r));
+  }
+
+  // The buffered records into scratch_, lane after lane (a stable counting sort by lane);
+  // returns where each lane starts there, and the end.
+  std::vector<size_t> gather_lanes() {
+    const size_t n = buffer_.size(), lanes = tails_.size();
+    std::vector<size_t> at(lanes + 1, 0);
+    for (uint8_t l : lane_of_) ++at[l + 1];
+    for (size_t l = 1; l <= lanes; ++l) at[l] += at[l - 1];
+    std::vector<size_t> cur(at.begin(), at.end() - 1);
+    scratch_.resize(n);
+    for (size_t i = 0; i < n; ++i) scratch_[cur[lane_of_[i]]++] = buffer_[i];
+    return at;
   }
 
   // Sorts the buffer: its lanes gathered (a stable counting sort by lane) and merged in one
   // pass, or std::sort when the records had no usable order.
   void sort_buffer() {
-    const size_t n = buffer_.size();
     const size_t lanes = tails_.size();
     if (unordered_) {
       full_sort();
     } else if (lanes > 1) {
-      std::vector<size_t> at(lanes + 1, 0);
-      for (uint8_t l : lane_of_) ++at[l + 1];
-      for (size_t l = 1; l <= lanes; ++l) at[l] += at[l - 1];
+      const std::vector<size_t> at = gather_lanes();
       std::vector<size_t> end(at.begin() + 1, at.end());
       std::vector<size_t> cur(at.begin(), at.end() - 1);
-      scratch_.resize(n);
-      for (size_t i = 0; i < n; ++i) scratch_[cur[lane_of_[i]]++] = buffer_[i];
-      for (size_t l = 0; l < lanes; ++l) cur[l] = at[l];
       // k-way merge of the lanes back into the buffer; the lane that gave the last record
       // keeps giving while it is not behind any other lane's head.
       auto after = [&](uint32_t a, uint32_t b) { return less_(scratch_[cur[b]], scratch_[cur[a]]); };
