@@ -30,7 +30,9 @@ class SpillFile {
   SpillFile() = default;
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
-  SpillFile(SpillFile&& o) noexcept : fd_(o.fd_), size_(o.size_), dir_(std::move(o.dir_)) { o.fd_ = -1; }
+  SpillFile(SpillFile&& o) noexcept : fd_(o.fd_), size_(o.size_), preallocate_(o.preallocate_), dir_(std::move(o.dir_)) {
+    o.fd_ = -1;
+  }
   SpillFile& operator=(SpillFile&& o) noexcept;
   ~SpillFile();
 
@@ -42,6 +44,7 @@ class SpillFile {
   void open();
   int fd_ = -1;
   uint64_t size_ = 0;
+  bool preallocate_ = true;  // until fallocate fails
   std::string dir_;
 };
 

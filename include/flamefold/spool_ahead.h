@@ -8,6 +8,7 @@
 //   while (ahead.next(r)) ...
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "flamefold/spool.h"
@@ -18,14 +19,19 @@ namespace flamefold {
 template <class T, class Less>
 class SpoolAhead {
  public:
-  explicit SpoolAhead(Spool<T, Less>& spool)
-      : ahead_(kBatches, [&spool](WorkAhead<std::vector<T>>& q) {
+  // keep (optional): run on the worker for each record, which it may rewrite; records it returns
+  // false for are not passed on. Work the reader would do per record and drop most of is then
+  // done on the second core too.
+  using Keep = std::function<bool(T&)>;
+  explicit SpoolAhead(Spool<T, Less>& spool, Keep keep = nullptr)
+      : ahead_(kBatches, [&spool, keep = std::move(keep)](WorkAhead<std::vector<T>>& q) {
           std::vector<T> batch;
           while (q.room(batch)) {
             batch.clear();
             batch.reserve(kBatchRecords);
             T r;
-            while (batch.size() < kBatchRecords && spool.next(r)) batch.push_back(r);
+            while (batch.size() < kBatchRecords && spool.next(r))
+              if (!keep || keep(r)) batch.push_back(r);
             if (batch.empty()) return;
             q.push(std::move(batch));
           }

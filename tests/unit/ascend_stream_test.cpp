@@ -249,20 +249,35 @@ TEST(AscendStream, MatchesWithManyThreadsAndNoCallchains) {
 }
 
 TEST(AscendStream, MatchesOnABigDbDecodedAhead) {
-  // Enough rows for the second thread to decode the tables ahead (and to spill with the
-  // default spool size in the tiny-spool runs).
+  // Enough rows for the second thread to decode the tables ahead (the device tables too when
+  // callchain frames come last), to spill with the default spool size in the tiny-spool runs,
+  // and enough provisional launches for the join to read them on the second core (dropping the
+  // unconfirmed ones there).
   Gen g;
   g.threads = 2;
-  g.steps = 40;
+  g.steps = 100;
   g.calls_per_step = 600;
   g.seed = 3;
   std::string db = make_generated_db("gen_big_0.db", g);
+  {
+    sqlite::Db d = sqlite::Db::open(db);
+    ASSERT_GE(d.scalar("SELECT COUNT(connectionId) FROM PYTORCH_API", "test"), 65536)
+        << "the launches must be many enough to be joined on the second core";
+  }
   for (size_t spool : {size_t(0), size_t(64) << 10}) {
+    SCOPED_TRACE(spool ? "tiny spools" : "default spools");
     ReadOptions o;
     o.spool_bytes = spool;
     test::expect_same_profile(read_ascend(db, o), read_ascend_in_memory(db, o));
-    o.weight = "npu";
-    test::expect_same_profile(read_ascend(db, o), read_ascend_in_memory(db, o));
+    ReadOptions npu = o;
+    npu.weight = "npu";
+    test::expect_same_profile(read_ascend(db, npu), read_ascend_in_memory(db, npu));
+    ReadOptions chains = o;
+    chains.stacks = "callchain";
+    test::expect_same_profile(read_ascend(db, chains), read_ascend_in_memory(db, chains));
+    ReadOptions chart = o;
+    chart.chart_events = 1000000;
+    test::expect_same_profile(read_ascend(db, chart), read_ascend_in_memory(db, chart));
   }
 }
 
@@ -351,6 +366,7 @@ TEST(AscendStream, ADamagedHostPageFailsWhileTablesAreDecodedAhead) {
   at(page)[0] = 0x7F;
   const std::string damaged = test::write_file("gen_big_damaged_1.db", bytes);
   ReadOptions o;
+  o.stacks = "callchain";  // the callchain frames come last: the task tables are decoded ahead
   try {
     read_ascend(damaged, o);
     ADD_FAILURE() << "a damaged page read without an error";

@@ -201,6 +201,34 @@ TEST(Spool, ReadAheadOnAThreadGivesTheSameOrder) {
   EXPECT_FALSE(none.next(r));
 }
 
+// A keep function runs on the worker: the records it refuses are not passed on, and what it
+// rewrites comes out rewritten, in the spool's order.
+TEST(Spool, ReadAheadDropsAndRewritesOnTheWorker) {
+  std::vector<Rec> in = interleaved(60000, 4, 17);
+  std::vector<Rec> want;
+  for (Rec r : drain(in, 16 << 10))
+    if (r.seq % 3 != 0) {
+      r.start = -r.start;
+      want.push_back(r);
+    }
+  Spool<Rec, ByTrackStartSeq> spool(16 << 10);
+  for (const Rec& r : in) spool.push(r);
+  spool.finish();
+  flamefold::SpoolAhead<Rec, ByTrackStartSeq> ahead(spool, [](Rec& r) {
+    if (r.seq % 3 == 0) return false;
+    r.start = -r.start;
+    return true;
+  });
+  std::vector<Rec> got;
+  Rec r;
+  while (ahead.next(r)) got.push_back(r);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i;
+    ASSERT_EQ(got[i].start, want[i].start) << "at " << i;
+  }
+}
+
 TEST(Spool, SpillDirectoryMissingIsAClearError) {
   const char* old = std::getenv("TMPDIR");
   std::string saved = old ? old : "";

@@ -60,6 +60,9 @@ class TraceBuilder {
   // Says no more host events will come (device work may): the host events are then nested on a
   // second thread while the reader goes on with its device tables. Optional.
   void host_events_done();
+  // Whether host_events_done() will nest on a second thread (not when events are held back for
+  // the selection, or on one thread).
+  bool nests_aside() const { return !held_ && read_.threads_to_use != 1; }
   uint32_t events() const { return next_event_; }
   // Whether --categories keeps events of this category (readers that decide a depth by it).
   bool keeps_category(CategoryId c) const { return selection_->category_kept(c); }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "flamefold/hash.h"
 #include "flamefold/timeline/selection.h"
 #include "flamefold/two_threads.h"
 
@@ -219,11 +220,15 @@ std::shared_ptr<TimelineChart> ChartCollector::finish(const std::vector<std::str
     chart.lanes.push_back(std::move(lane));
   }
 
-  // Launch event ids -> their index in the chart.
-  std::vector<std::pair<uint32_t, uint32_t>> index_of;  // (event id, index), host events
-  for (uint32_t i = 0; i < kept_.size(); ++i)
-    if (!tracks_[kept_[i].lane].device) index_of.emplace_back(kept_[i].event, i);
-  sort_on_two_threads(index_of.begin(), index_of.end(), std::less<>(), threaded);
+  // Launch event ids -> their index in the chart: only the launches device events name are
+  // looked for among the host events (a few thousand of a hundred thousand).
+  constexpr uint32_t kWanted = UINT32_MAX - 1;  // a launch not found among the host events yet
+  U64Map index_of(1024);
+  for (const TimelineChart::Event& e : kept_)
+    if (tracks_[e.lane].device && e.launch != kNone) index_of.set(e.launch, kWanted);
+  if (index_of.size() > 0)
+    for (uint32_t i = 0; i < kept_.size(); ++i)
+      if (!tracks_[kept_[i].lane].device && index_of.find(kept_[i].event) == kWanted) index_of.set(kept_[i].event, i);
   for (TimelineChart::Event& e : kept_) {
     const bool device = tracks_[e.lane].device;
     e.lane = lane_of[e.lane];
@@ -231,8 +236,8 @@ std::shared_ptr<TimelineChart> ChartCollector::finish(const std::vector<std::str
       e.launch = kNone;
       continue;
     }
-    auto it = std::lower_bound(index_of.begin(), index_of.end(), std::pair<uint32_t, uint32_t>(e.launch, 0));
-    e.launch = it != index_of.end() && it->first == e.launch ? it->second : kNone;
+    const uint32_t at = index_of.find(e.launch);
+    e.launch = at == kWanted ? kNone : at;
   }
   chart.events = std::move(kept_);
   kept_ = {};

@@ -126,7 +126,7 @@ void TraceBuilder::launch_record(const HostEvent& e, NodeId node) {
 }
 
 void TraceBuilder::host_events_done() {
-  if (held_ || nesting_.joinable() || read_.threads_to_use == 1) return;
+  if (!nests_aside() || nesting_.joinable()) return;
   // What nest_host needs of the tracks, copied: the reader goes on adding (device) tracks.
   for (const Track& t : tracks_) host_track_ids_.emplace_back(t.rank, t.pid);
   host_track_count_ = host_per_track_.size();
@@ -257,11 +257,22 @@ Profile TraceBuilder::finish() {
   {
     device_->finish();
     if (!launches_sorted_) launches_->finish();
-    // Many launches (an op for each of a million rows, most never confirmed): merged on the
-    // second core, idle by now, while this one joins them.
+    // Provisional launches that were not confirmed are not launches; the others get their node
+    // in the final tree. Many launches (an op for each of a million rows, most never confirmed)
+    // are merged, dropped and renumbered on the second core, idle by now, while this one joins.
+    auto launch_kept = [this, nested_on_thread](Launch& l) {
+      if (l.provisional && !confirmed(l.event)) return false;
+      if (l.node != kNone && nested_on_thread) l.node = final_node_[l.track][l.node];
+      return true;
+    };
     std::optional<SpoolAhead<Launch, ByCorrelation>> launches_ahead;
-    if (launches_->size() >= kLaunchesAhead && read_.threads_to_use != 1) launches_ahead.emplace(*launches_);
-    auto next_launch = [&](Launch& out) { return launches_ahead ? launches_ahead->next(out) : launches_->next(out); };
+    if (launches_->size() >= kLaunchesAhead && read_.threads_to_use != 1) launches_ahead.emplace(*launches_, launch_kept);
+    auto next_launch = [&](Launch& out) {
+      if (launches_ahead) return launches_ahead->next(out);
+      while (launches_->next(out))
+        if (launch_kept(out)) return true;
+      return false;
+    };
     Launch l;
     bool have_l = next_launch(l);
     std::vector<Launch> group;  // the launches of one (rank, correlation), in event order
@@ -280,16 +291,10 @@ Profile TraceBuilder::finish() {
       }
       group.clear();
       used.clear();
-      // The next group of launches: provisional ones that were not confirmed are not launches.
-      while (have_l && l.provisional && !confirmed(l.event)) have_l = next_launch(l);
       if (!have_l) return false;
-      auto take = [&]() {
-        if (l.node != kNone && nested_on_thread) l.node = final_node_[l.track][l.node];
-        group.push_back(l);
-      };
-      take();
+      group.push_back(l);
       while ((have_l = next_launch(l)) && l.rank == group[0].rank && l.correlation == group[0].correlation)
-        if (!l.provisional || confirmed(l.event)) take();
+        group.push_back(l);
       used.assign(group.size(), 0);
       return true;
     };

@@ -120,8 +120,12 @@ class AscendStream : public AscendTables {
     std::shared_ptr<sqlite::Gate> gate;  // opens when the previous scan ahead has finished
     auto host_rows = host_source(db, host, ahead, gate);
     auto cann_rows = cann ? host_source(db, *cann, ahead, gate) : nullptr;
-    auto task_rows = tasks.read ? task_source(db, tasks, ahead, gate) : nullptr;
-    auto connection_rows = tasks.join ? connection_source(db, ahead, gate) : nullptr;
+    // The device tables are read while the host events nest on the second core (unless
+    // callchain frames come last): decoded ahead on a third thread, they would only take that
+    // core's time from nesting, and this thread would wait for them.
+    const bool device_ahead = ahead && (o_.callchains || !builder_.nests_aside());
+    auto task_rows = tasks.read ? task_source(db, tasks, device_ahead, gate) : nullptr;
+    auto connection_rows = tasks.join ? connection_source(db, device_ahead, gate) : nullptr;
 
     read_host(*host_rows, host, /*launches=*/!pytorch);
     if (cann_rows) read_host(*cann_rows, *cann, true);
