@@ -28,6 +28,7 @@ std::string gzip_compress(std::string_view in, int level, const char* what);
 //   GzipMembers z(1, 4 << 20, [&](std::string_view member) { write(member); }, "the payload");
 //   z.buffer() += bytes;  z.cut_if_full();     // bytes built in place
 //   z.add_stable(big);                          // bytes that outlive finish(): not copied
+//   z.add_stable(numbers, 1);                   // ... at a level of their own
 //   size_t head = z.reserve();                  // a member whose bytes come later ...
 //   z.fill(head, std::move(bytes));             // ... emitted in its place (the next wait for it)
 //   z.finish();                                 // the rest; rethrows what failed on the worker
@@ -43,7 +44,8 @@ class GzipMembers {
   void cut_if_full() {
     if (open_.size() >= member_bytes_) cut();
   }
-  void add_stable(std::string_view bytes);
+  // level: of these bytes' members (0: the level given at construction).
+  void add_stable(std::string_view bytes, int level = 0);
   // A place for a member whose bytes are known later; the members after it are compressed
   // meanwhile, but none is emitted past it until fill() gives its bytes.
   size_t reserve();
@@ -57,6 +59,7 @@ class GzipMembers {
     std::string owned;      // the producer's chunk, or empty for a stable view
     std::string_view bytes;
     std::string packed;
+    int level = 0;        // 0: level_
     bool ready = true;    // false: reserved, its bytes not given yet
     bool counted = false;  // one of the producer's chunks waiting (owned_waiting_)
     bool taken = false, done = false;

@@ -96,10 +96,15 @@ class Spool {
       r.slice = slice;
       refill(r);
     }
+    heads_.assign(runs_.size() + 1, Head{});
     heap_.clear();
-    for (uint32_t i = 0; i < runs_.size(); ++i)
-      if (r_has(runs_[i])) heap_.push_back(i);
-    if (pos_ < buffer_.size()) heap_.push_back(kMemoryRun);
+    for (uint32_t i = 0; i < runs_.size(); ++i) {
+      heads_[i] = Head{runs_[i].data.data(), runs_[i].data.data() + runs_[i].data.size()};
+      if (!runs_[i].data.empty()) heap_.push_back(i);
+    }
+    const uint32_t memory = static_cast<uint32_t>(runs_.size());
+    heads_[memory] = Head{buffer_.data() + pos_, buffer_.data() + buffer_.size()};
+    if (pos_ < buffer_.size()) heap_.push_back(memory);
     std::make_heap(heap_.begin(), heap_.end(), heap_after());
     current_ = kNoRun;
   }
@@ -114,33 +119,28 @@ class Spool {
     // The run that gave the last record usually gives the next ones too (runs cover
     // successive stretches of the order): it keeps giving while its head comes before every
     // other run's, one comparison per record instead of a heap update.
-    if (current_ != kNoRun && !heap_.empty() && less_(head(heap_.front()), head(current_))) {
-      // The run on top gives next, and the current one takes its place: one sift down (none
-      // with two runs) instead of a push and a pop. Runs a few interleaved streams make switch
-      // at almost every record.
-      std::swap(current_, heap_.front());
-      sift_down();
-    }
-    if (current_ == kNoRun) {
+    if (current_ != kNoRun) {
+      if (!heap_.empty() && less_(head(heap_.front()), head(current_))) {
+        // The run on top gives next, and the current one takes its place: one sift down (none
+        // with two runs) instead of a push and a pop. Runs a few interleaved streams make
+        // switch at almost every record.
+        std::swap(current_, heap_.front());
+        sift_down();
+      }
+    } else {
       if (heap_.empty()) return false;
       std::pop_heap(heap_.begin(), heap_.end(), heap_after());
       current_ = heap_.back();
       heap_.pop_back();
     }
-    if (current_ == kMemoryRun) {
-      out = buffer_[pos_++];
-      if (pos_ == buffer_.size()) current_ = kNoRun;
-      return true;
-    }
-    Run& r = runs_[current_];
-    out = r.data[r.pos++];
-    if (r.pos == r.data.size()) refill(r);
-    if (!r_has(r)) current_ = kNoRun;
+    Head& h = heads_[current_];
+    out = *h.at++;
+    if (h.at == h.end && !next_slice(current_)) current_ = kNoRun;
     return true;
   }
 
  private:
-  static constexpr uint32_t kMemoryRun = UINT32_MAX, kNoRun = UINT32_MAX - 1;
+  static constexpr uint32_t kNoRun = UINT32_MAX;
   static constexpr size_t kMaxLanes = 64;
   // A buffer of at most this many lanes is spilled lane by lane: lanes that do not chain (input
   // with little order) would otherwise multiply the runs read at once by up to kMaxLanes.
@@ -151,12 +151,27 @@ class Spool {
     size_t next_segment = 0;
     T first, last;  // its first and last records
     size_t slice = 0;
-    std::vector<T> data;
-    size_t pos = 0;
+    std::vector<T> data;  // the slice being read
   };
-  static bool r_has(const Run& r) { return r.pos < r.data.size(); }
+  // Where each run's reading stands in its slice (the buffer in memory last): the merge
+  // compares heads through one pointer each.
+  struct Head {
+    const T* at = nullptr;
+    const T* end = nullptr;
+  };
 
-  const T& head(uint32_t i) const { return i == kMemoryRun ? buffer_[pos_] : runs_[i].data[runs_[i].pos]; }
+  const T& head(uint32_t i) const { return *heads_[i].at; }
+  // Source i's slice is spent: reads its next one; false when the source has no records left.
+  bool next_slice(uint32_t i) {
+    if (i == runs_.size()) {
+      pos_ = buffer_.size();
+      return false;
+    }
+    Run& r = runs_[i];
+    refill(r);
+    heads_[i] = Head{r.data.data(), r.data.data() + r.data.size()};
+    return !r.data.empty();
+  }
   // std heap order: the run whose head comes first on top.
   auto heap_after() const {
     return [this](uint32_t a, uint32_t b) { return less_(head(b), head(a)); };
@@ -247,7 +262,6 @@ class Spool {
     }
     size_t n = static_cast<size_t>(std::min<uint64_t>(r.slice, (r.end - r.offset) / sizeof(T)));
     r.data.resize(n);
-    r.pos = 0;
     if (n) file_.read(r.offset, r.data.data(), n * sizeof(T));
     r.offset += n * sizeof(T);
   }
@@ -372,6 +386,7 @@ class Spool {
   SpillFile file_;
   std::vector<Run> runs_;
   size_t spilled_ = 0;
+  std::vector<Head> heads_;
   std::vector<uint32_t> heap_;  // the runs other than current_ that have records left
   uint32_t current_ = kNoRun;
 };

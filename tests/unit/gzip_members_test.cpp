@@ -54,6 +54,26 @@ TEST(GzipMembers, MembersComeInOrderAndJoinToTheStream) {
   EXPECT_EQ(got, want);
 }
 
+// Stable bytes given a level of their own are compressed at it, in members of their own, the
+// bytes around them at the level the members were made with: each member is what gzip_compress
+// makes of its bytes at its level (it gives the same bytes for the same input and level).
+TEST(GzipMembers, StableBytesTakeTheLevelTheyAreGiven) {
+  const std::string before = sample_bytes(30000, 3), numbers = sample_bytes(50000, 4), after = sample_bytes(20000, 5);
+  std::vector<std::string> members;
+  {
+    GzipMembers z(6, 1 << 20, [&](std::string_view m) { members.emplace_back(m); }, "test bytes");
+    z.add_stable(before);
+    z.add_stable(numbers, 1);
+    z.add_stable(after);
+    z.finish();
+  }
+  ASSERT_EQ(members.size(), 3u);
+  EXPECT_EQ(members[0], flamefold::gzip_compress(before, 6, "test"));
+  EXPECT_EQ(members[1], flamefold::gzip_compress(numbers, 1, "test"));
+  EXPECT_NE(members[1], flamefold::gzip_compress(numbers, 6, "test"));
+  EXPECT_EQ(members[2], flamefold::gzip_compress(after, 6, "test"));
+}
+
 TEST(GzipMembers, AnEmptyStreamHasNoMembers) {
   int members = 0;
   GzipMembers z(6, 1 << 20, [&](std::string_view) { ++members; }, "nothing");

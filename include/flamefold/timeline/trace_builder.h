@@ -105,8 +105,14 @@ class TraceBuilder {
   };
 
  private:
-  struct HostOrder {
-    bool operator()(const HostEvent& a, const HostEvent& b) const;
+  struct HostOrder {  // nest order: by track, then as nest_track sorts a track's events
+    bool operator()(const HostEvent& a, const HostEvent& b) const {
+      if (a.track != b.track) return a.track < b.track;
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      if (a.depth != b.depth) return a.depth < b.depth;
+      return a.event < b.event;
+    }
   };
   struct ByCorrelation {
     template <class T>

@@ -96,12 +96,13 @@ GzipMembers::~GzipMembers() {
   worker_.join();
 }
 
-void GzipMembers::add_stable(std::string_view bytes) {
+void GzipMembers::add_stable(std::string_view bytes, int level) {
   if (!open_.empty()) cut();
   while (!bytes.empty()) {
     const size_t take = std::min(bytes.size(), member_bytes_);
     Job j;
     j.bytes = bytes.substr(0, take);
+    j.level = level;
     push(std::move(j));
     bytes.remove_prefix(take);
   }
@@ -190,7 +191,7 @@ bool GzipMembers::run_one(std::unique_lock<std::mutex>& lock) {
   std::string packed;
   std::exception_ptr failed;
   try {
-    packed = gzip_compress(job->bytes, level_, what_);
+    packed = gzip_compress(job->bytes, job->level ? job->level : level_, what_);
   } catch (...) {
     failed = std::current_exception();
   }

@@ -24,14 +24,6 @@ bool joinable(uint32_t rank, uint64_t correlation) {
 }
 }  // namespace
 
-bool TraceBuilder::HostOrder::operator()(const HostEvent& a, const HostEvent& b) const {
-  if (a.track != b.track) return a.track < b.track;
-  if (a.start != b.start) return a.start < b.start;
-  if (a.end != b.end) return a.end > b.end;
-  if (a.depth != b.depth) return a.depth < b.depth;
-  return a.event < b.event;
-}
-
 TraceBuilder::TraceBuilder(const ReadOptions& read, const BuildOptions& build, size_t memory_bytes)
     : read_(read), build_(build), memory_(memory_bytes) {
   selection_ = std::make_unique<Selection>(read_, profile_.symbols, tracks_);
