@@ -86,13 +86,12 @@ class TraceBuilder {
     uint32_t rank, event, track;
     FrameId frame;
   };
-  struct Launch {
+  struct Launch {  // 24 bytes: a million of them are spooled (its process is its track's)
     uint64_t correlation;
-    int64_t pid;
     uint32_t rank, event;
-    NodeId node;     // in its track's own tree (see nest_host); kNone: left out by the selection
-    uint32_t track;
-    uint8_t provisional;  // a launch only if confirmed
+    NodeId node;  // in its track's own tree (see nest_host); kNone: left out by the selection
+    uint32_t track : 31;
+    uint32_t provisional : 1;  // a launch only if confirmed
   };
   struct Placed {  // a device operation with its launch's call path, back in event order
     uint64_t order;
@@ -167,7 +166,7 @@ class TraceBuilder {
   // group frames in track order by finish(); then the node each of its nodes became.
   std::vector<std::unique_ptr<Profile>> track_trees_;
   std::vector<std::vector<NodeId>> final_node_;
-  std::vector<std::pair<uint32_t, int64_t>> host_track_ids_;  // (rank, pid) per track, for nest_host
+  std::vector<uint32_t> host_track_ranks_;  // per track, for nest_host
   size_t host_track_count_ = 0;  // tracks when the nesting thread started (host events are on these)
   bool on_thread_ = false;       // nest_host runs on its own thread (set before it starts)
   bool launches_sorted_ = false;  // launches_->finish() was called (by nest_host on its thread)

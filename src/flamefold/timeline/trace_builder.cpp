@@ -112,15 +112,14 @@ void TraceBuilder::classify(const RawEvent& r) {
 }
 
 void TraceBuilder::launch_record(const HostEvent& e, NodeId node) {
-  auto [rank, pid] = host_track_ids_.empty() ? std::pair<uint32_t, int64_t>(tracks_[e.track].rank, tracks_[e.track].pid)
-                                             : host_track_ids_[e.track];
-  launches_->push(Launch{e.correlation, pid, rank, e.event, node, e.track, static_cast<uint8_t>((e.flags & kProvisional) != 0)});
+  const uint32_t rank = host_track_ranks_.empty() ? tracks_[e.track].rank : host_track_ranks_[e.track];
+  launches_->push(Launch{e.correlation, rank, e.event, node, e.track, (e.flags & kProvisional) != 0u});
 }
 
 void TraceBuilder::host_events_done() {
   if (!nests_aside() || nesting_.joinable()) return;
   // What nest_host needs of the tracks, copied: the reader goes on adding (device) tracks.
-  for (const Track& t : tracks_) host_track_ids_.emplace_back(t.rank, t.pid);
+  for (const Track& t : tracks_) host_track_ranks_.push_back(t.rank);
   host_track_count_ = host_per_track_.size();
   on_thread_ = true;
   nesting_ = std::thread([this] {
@@ -143,7 +142,7 @@ void TraceBuilder::nest_host(GroupNodes* into_final) {
   uint32_t track = kNone;
   HostEvent e;
   while (host_->next(e)) {
-    const uint32_t rank = host_track_ids_.empty() ? tracks_[e.track].rank : host_track_ids_[e.track].first;
+    const uint32_t rank = host_track_ranks_.empty() ? tracks_[e.track].rank : host_track_ranks_[e.track];
     const bool launch = e.kind == EventKind::Launch && joinable(rank, e.correlation);
     if (e.flags & kNotNested) {
       if (launch) launch_record(e, kNone);
@@ -276,7 +275,7 @@ Profile TraceBuilder::finish() {
         ++counts.launches;
         if (!used[i]) ++counts.launches_without_device;
         for (size_t j = 0; j < i; ++j)
-          if (group[j].pid == group[i].pid) {
+          if (tracks_[group[j].track].pid == tracks_[group[i].track].pid) {
             ++counts.duplicate_launch_ids;
             break;
           }
@@ -299,7 +298,7 @@ Profile TraceBuilder::finish() {
         while (!group.empty() && key_before(group[0].rank, group[0].correlation, d.rank, d.correlation)) next_group();
         if (!group.empty() && group[0].rank == d.rank && group[0].correlation == d.correlation) {
           for (size_t i = 0; i < group.size() && chosen == SIZE_MAX; ++i)
-            if (group[i].pid == d.pid) chosen = i;
+            if (tracks_[group[i].track].pid == d.pid) chosen = i;
           if (chosen == SIZE_MAX) chosen = 0;
         }
       }
