@@ -4,11 +4,13 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/sqlite/sqlite_db.h"
@@ -638,4 +640,107 @@ TEST(SqliteScanAhead, DroppingChainedScansEarlyEndsTheirWorkers) {
   auto never = std::make_shared<sqlite::Gate>();
   auto c = ahead_of(test::tmp_path("no_such.db"), "first", never, nullptr);
   c.reset();
+}
+
+// A scan restarted on a rowid range reads that range alone, as a scan made for it would.
+TEST(SqliteScan, RestartedScanReadsTheNewRange) {
+  std::string path = make_file("two_tables.db", "PRAGMA page_size=4096", kTwoTables);
+  sqlite::Db db = sqlite::Db::open(path);
+  sqlite::TableScan s = db.scan("first", {"v"}, "table first", sqlite::RowidRange{10, 20});
+  ASSERT_TRUE(s.direct());
+  ASSERT_TRUE(s.step());  // part way through the first range
+  for (auto [lo, hi] : {std::pair<int64_t, int64_t>{40000, 40100}, {1, 3}, {49990, INT64_MAX}, {60000, 70000}, {7, 7}}) {
+    s.restart(sqlite::RowidRange{lo, hi});
+    std::vector<int64_t> got;
+    while (s.step()) got.push_back(s.i64(0));
+    std::vector<int64_t> want;
+    for (int64_t v = std::max<int64_t>(lo, 1); v <= std::min<int64_t>(hi, 50000); ++v) want.push_back(v);
+    EXPECT_EQ(got, want) << lo << ".." << hi;
+  }
+}
+
+// A SharedScan gives every row once, in rowid order, whichever side decodes each unit: a reader
+// that takes its time leaves the units to the worker; one that takes none decodes units itself
+// while the worker is busy. Rowids with gaps (deleted rows, empty units) read the same.
+TEST(SqliteScanAhead, SharedScanGivesEveryRowInOrderWhoeverDecodes) {
+  std::string path = make_file("shared_scan.db", "PRAGMA page_size=4096", R"(
+CREATE TABLE t (v INTEGER, s TEXT);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 60000) INSERT INTO t SELECT x, printf('%040d', x) FROM n;
+DELETE FROM t WHERE rowid BETWEEN 9000 AND 17000 OR rowid % 7 = 3;
+)");
+  sqlite::Db db = sqlite::Db::open(path);
+  std::vector<int64_t> want;
+  {
+    sqlite::TableScan s = db.scan("t", {"v"}, "table t");
+    while (s.step()) want.push_back(s.i64(0));
+  }
+  ASSERT_GT(want.size(), 40000u);
+  const std::thread::id reader = std::this_thread::get_id();
+  for (int slow_reader : {0, 1}) {
+    SCOPED_TRACE(slow_reader ? "a slow reader" : "a slow worker");
+    // The slow side sleeps a little per row or per unit.
+    auto decode = [&, slow_reader](const sqlite::TableScan& s) {
+      if (!slow_reader && std::this_thread::get_id() != reader) std::this_thread::sleep_for(std::chrono::microseconds(5));
+      return s.i64(0);
+    };
+    auto after = std::make_shared<sqlite::Gate>();
+    sqlite::SharedScan<int64_t> shared(db, path, "t", {"v"}, "table t", decode, 1, 60000, after);
+    std::vector<int64_t> got, batch;
+    while (shared.next_batch(batch)) {
+      got.insert(got.end(), batch.begin(), batch.end());
+      if (slow_reader) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_FALSE(shared.next_batch(batch));
+    after->wait();  // opened once the worker took no more units
+    if (slow_reader) EXPECT_LT(shared.units_read_here(), shared.units() / 2) << "the worker decodes ahead";
+    else EXPECT_GT(shared.units_read_here(), shared.units() / 2) << "the reader decodes while the worker is busy";
+  }
+}
+
+// A damaged page stops a SharedScan at the unit that holds it, with the page's error, whichever
+// side decoded that unit; dropping one part way through ends its worker.
+TEST(SqliteScanAhead, SharedScanStopsAtADamagedPageAndCanBeDroppedEarly) {
+  std::string path = make_file("shared_damaged.db", "PRAGMA page_size=4096", R"(
+CREATE TABLE t (v INTEGER, s TEXT);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 60000) INSERT INTO t SELECT x, printf('%040d', x) FROM n;
+)");
+  auto decode = [](const sqlite::TableScan& s) { return s.i64(0); };
+  {
+    sqlite::Db db = sqlite::Db::open(path);
+    for (int taken = 0; taken < 3; ++taken) {
+      sqlite::SharedScan<int64_t> shared(db, path, "t", {"v"}, "table t", decode, 1, 60000);
+      std::vector<int64_t> batch;
+      for (int k = 0; k < taken; ++k) ASSERT_TRUE(shared.next_batch(batch));
+    }
+  }
+  // The last leaf page of the table: its type byte made invalid.
+  std::string bytes = test::read_file(path);
+  const size_t page_size = 4096;
+  size_t leaf = 0;
+  for (size_t p = bytes.size() / page_size; p-- > 1;)
+    if (static_cast<unsigned char>(bytes[p * page_size]) == 0x0D) {
+      leaf = p;
+      break;
+    }
+  ASSERT_GT(leaf, 0u);
+  bytes[leaf * page_size] = 0x7F;
+  const std::string damaged = test::write_file("shared_damaged_1.db", bytes);
+  sqlite::Db db = sqlite::Db::open(damaged);
+  for (int slow : {0, 1}) {
+    sqlite::SharedScan<int64_t> shared(db, damaged, "t", {"v"}, "table t", decode, 1, 60000);
+    std::vector<int64_t> batch;
+    int64_t rows = 0;
+    try {
+      while (shared.next_batch(batch)) {
+        rows += static_cast<int64_t>(batch.size());
+        if (slow) std::this_thread::sleep_for(std::chrono::microseconds(300));
+      }
+      ADD_FAILURE() << "a damaged page read without an error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("page " + std::to_string(leaf + 1)), std::string::npos) << e.what();
+      EXPECT_GT(rows, 0);
+      EXPECT_LT(rows, 60000);
+    }
+  }
 }

@@ -164,6 +164,11 @@ struct Value {
 class PageScanner;  // the direct b-tree reader (sqlite_pages.h)
 struct FileImage;
 
+// A rowid range for Db::scan (inclusive).
+struct RowidRange {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+};
+
 // The rows of one table, columns chosen by name ("rowid" = the rowid unless a column has that
 // name; a name the table lacks reads as NULL in every row), in rowid order, optionally only
 // the rowids in [lo, hi]. Values read exactly as sqlite3_column_* would give them for
@@ -175,6 +180,8 @@ class TableScan {
   ~TableScan();
 
   bool step();  // true while a row is available; throws InputError on damaged pages
+  // Direct scans only: the rows of `range` next, instead of what is left of this one.
+  void restart(RowidRange range);
   // Whether the direct page reader serves this scan (false: the prepared-statement path).
   bool direct() const { return pages_ != nullptr; }
   // Why the prepared-statement path was taken ("" when direct): for tests and `info`.
@@ -268,11 +275,6 @@ class TableScan {
   sqlite3* db_ = nullptr;                // for the rare conversions (TEXT -> number, REAL -> TEXT)
   mutable sqlite3_stmt* convert_ = nullptr;
   mutable std::vector<std::string> scratch_;
-};
-
-// A rowid range for Db::scan (inclusive).
-struct RowidRange {
-  int64_t lo = INT64_MIN, hi = INT64_MAX;
 };
 
 class Db {

@@ -54,6 +54,8 @@ class PageScanner {
   PageScanner& operator=(const PageScanner&) = delete;
   // Decodes the next row into out[0 .. columns.size()); false at the end.
   bool next(Value* out);
+  // Scans [lo, hi] next, from the root down again (pages read already stay in the window).
+  void restart(int64_t lo, int64_t hi);
   // The page type byte of a table's root page (0x05/0x0D rowid table, 0x02/0x0A WITHOUT ROWID).
   static int root_type(const FileImage& image, uint32_t root);
 

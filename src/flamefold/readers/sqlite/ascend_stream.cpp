@@ -29,6 +29,9 @@ using namespace ascend_detail;
 
 // Host tables with at least this many rows are decoded on a second thread.
 constexpr int64_t kScanAheadRows = 50000;
+// A host table whose rowids span more than this is not cut in units of rowids (a few rows
+// spread over a huge span would make most units empty).
+constexpr int64_t kSharedSpan = int64_t(1) << 32;
 
 struct Candidate {  // a PYTORCH_API row with a link
   uint64_t id;
@@ -172,6 +175,18 @@ class AscendStream : public AscendTables {
   std::unique_ptr<sqlite::RowSource<HostRow>> host_source(const Db& db, const HostPlan& plan, bool ahead,
                                                           std::shared_ptr<sqlite::Gate>& gate) {
     auto decode = [link = plan.link_col, chain = plan.chain_col](const TableScan& t) { return fetch_host_row(t, link, chain); };
+    // The first table read, pages read directly, rowids without big gaps: decoded by both
+    // threads (the host rows are most of the read, and decoding them is its slower side).
+    const int64_t span = plan.max_rowid - plan.min_rowid;
+    if (ahead && !gate && span >= kScanAheadRows && span < kSharedSpan &&
+        db.scan(plan.table, plan.columns, plan.place, sqlite::RowidRange{1, 0}).direct()) {
+      auto next = std::make_shared<sqlite::Gate>();
+      auto shared = std::make_unique<sqlite::SharedScan<HostRow>>(db, path_, plan.table, plan.columns, plan.place, decode,
+                                                                  plan.min_rowid, plan.max_rowid, next);
+      gate = next;
+      return std::make_unique<sqlite::RowSource<HostRow>>(db, plan.table, plan.columns, plan.place, decode, nullptr,
+                                                          std::move(shared));
+    }
     auto a = ahead_of<HostRow>(ahead, plan.max_rowid, plan.table, plan.columns, plan.place, decode, gate);
     return std::make_unique<sqlite::RowSource<HostRow>>(db, plan.table, plan.columns, plan.place, decode, std::move(a));
   }

@@ -208,6 +208,7 @@ HostPlan AscendTables::plan_host(const Db& db, const char* table, bool launches)
   plan.link_col = !link.empty();
   plan.chain_col = !callchain.empty();
   plan.max_rowid = std::max<int64_t>(0, db.scalar(std::string("SELECT MAX(rowid) FROM ") + table, plan.place));
+  plan.min_rowid = db.scalar(std::string("SELECT IFNULL(MIN(rowid), 0) FROM ") + table, plan.place);
   return plan;
 }
 

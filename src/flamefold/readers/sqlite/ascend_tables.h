@@ -101,7 +101,7 @@ struct HostPlan {
   std::string table, place;
   std::vector<std::string> columns;  // "" = absent, read as NULL
   bool pytorch = false, link_col = false, chain_col = false;
-  int64_t max_rowid = 0;
+  int64_t min_rowid = 0, max_rowid = 0;
   int64_t split = -1;  // rowids above it may be read by a second connection; -1 = one scan
 };
 HostRow fetch_host_row(const TableScan& s, bool link_col, bool chain_col);

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 
 #include "flamefold/errors.h"
 #include "flamefold/readers/sqlite/sqlite_pages.h"
@@ -168,6 +169,11 @@ TableScan& TableScan::operator=(TableScan&& o) noexcept {
 }
 TableScan::~TableScan() {
   if (convert_) sqlite3_finalize(convert_);
+}
+
+void TableScan::restart(RowidRange range) {
+  if (!pages_) throw std::logic_error("TableScan::restart on a scan through SQLite's API");
+  pages_->restart(range.lo, range.hi);
 }
 
 bool TableScan::step() {

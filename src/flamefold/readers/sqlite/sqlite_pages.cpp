@@ -283,6 +283,14 @@ int64_t PageScanner::interior_key(const Level& l, uint32_t i) const {
 
 PageScanner::~PageScanner() = default;
 
+void PageScanner::restart(int64_t lo, int64_t hi) {
+  lo_ = lo;
+  hi_ = hi;
+  stack_.clear();
+  std::fill(visited_.begin(), visited_.end(), 0);  // the pages on the way down are entered again
+  started_ = seek_done_ = done_ = false;
+}
+
 // From the top of the stack down to a leaf: at each interior page, the first child that can
 // hold rowids >= lo_ (the left child of cell i holds the rowids <= key i).
 
