@@ -2,8 +2,9 @@
 // web/viewer/ (joined at build time into the asset viewer.js) inline, and the profile as one
 // gzip + base64 payload that the page inflates with DecompressionStream. A payload of 4 MB or
 // more is several gzip members of ~4 MB, compressed on a second thread while it is built; one of
-// 256 KB to 4 MB is two members, compressed at once after it is built. Each member is in base64
-// of its own, separated by '.' (DecompressionStream stops at a member's end).
+// 256 KB to 4 MB is two members, compressed at once after it is built, and a flame chart section
+// of 64 KB or more is compressed at level 1 in members of its own. Each member is in base64 of
+// its own, separated by '.' (DecompressionStream stops at a member's end).
 // Base64 has no character that means anything to HTML, so no frame name, however hostile, can
 // end the <script> element that carries it.
 //
