@@ -696,6 +696,18 @@ DELETE FROM t WHERE rowid BETWEEN 9000 AND 17000 OR rowid % 7 = 3;
     if (slow_reader) EXPECT_LT(shared.units_read_here(), shared.units() / 2) << "the worker decodes ahead";
     else EXPECT_GT(shared.units_read_here(), shared.units() / 2) << "the reader decodes while the worker is busy";
   }
+  // The reader's connection reading through SQLite's API (no restart): a scan made per unit.
+  sqlite::Db api = sqlite::Db::open(path);
+  api.set_direct_scans(false);
+  auto slow_worker = [&](const sqlite::TableScan& s) {
+    if (std::this_thread::get_id() != reader) std::this_thread::sleep_for(std::chrono::microseconds(5));
+    return s.i64(0);
+  };
+  sqlite::SharedScan<int64_t> shared(api, path, "t", {"v"}, "table t", slow_worker, 1, 60000);
+  std::vector<int64_t> got, batch;
+  while (shared.next_batch(batch)) got.insert(got.end(), batch.begin(), batch.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GT(shared.units_read_here(), 1);
 }
 
 // A damaged page stops a SharedScan at the unit that holds it, with the page's error, whichever

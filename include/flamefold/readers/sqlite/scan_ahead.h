@@ -101,8 +101,9 @@ class ScanAhead {
 // A table's rows decoded in units of consecutive rowids, by a worker thread a few units ahead of
 // the reader and by the reader itself when the worker falls behind: the unit the reader needs
 // next and nobody has taken yet, it decodes on its own connection. Where decoding is the slower
-// side, the reader's waits become decoding instead, and neither core idles. Needs a direct scan
-// (restartable on a rowid range) and rowids spread over [first, last] without big gaps.
+// side, the reader's waits become decoding instead, and neither core idles. Meant for direct
+// scans (restarted on each unit's rowid range) of rowids spread over [first, last] without big
+// gaps.
 template <class Row>
 class SharedScan {
  public:
@@ -193,8 +194,9 @@ class SharedScan {
     return RowidRange{lo, u + 1 == units_ ? INT64_MAX : lo + kUnitRows - 1};
   }
   void decode_mine(int64_t u, std::vector<Row>& out) {
-    if (!mine_) mine_ = std::make_unique<TableScan>(db_.scan(table_, columns_, place_, range(u)));
-    else mine_->restart(range(u));
+    // (A scan through SQLite's API cannot restart: made again for each unit.)
+    if (mine_ && mine_->direct()) mine_->restart(range(u));
+    else mine_ = std::make_unique<TableScan>(db_.scan(table_, columns_, place_, range(u)));
     decode_unit(*mine_, out);
     ++mine_units_;
   }
@@ -222,12 +224,9 @@ class SharedScan {
       Slot& slot = slots_[u % kSlots];
       std::exception_ptr error;
       try {
-        if (!scan) {
-          db = std::make_unique<Db>(Db::open(path));
-          scan = std::make_unique<TableScan>(db->scan(table_, columns_, place_, range(u)));
-        } else {
-          scan->restart(range(u));
-        }
+        if (!db) db = std::make_unique<Db>(Db::open(path));
+        if (scan && scan->direct()) scan->restart(range(u));
+        else scan = std::make_unique<TableScan>(db->scan(table_, columns_, place_, range(u)));
         decode_unit(*scan, slot.rows);
       } catch (...) {
         error = std::current_exception();
