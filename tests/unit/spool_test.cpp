@@ -52,6 +52,23 @@ void expect_sorted_copy(const std::vector<Rec>& in, size_t budget, size_t min_ru
   EXPECT_GE(runs, min_runs);
 }
 
+// Spools `in` with `budget`: at least min_runs spilled, read back merging at most max_fan_in
+// sequences, in exactly std::sort's order.
+void expect_chained(const std::vector<Rec>& in, size_t budget, size_t min_runs, size_t max_fan_in) {
+  std::vector<Rec> want = in;
+  std::sort(want.begin(), want.end(), ByTrackStartSeq());
+  Spool<Rec, ByTrackStartSeq> spool(budget);
+  for (const Rec& r : in) spool.push(r);
+  spool.finish();
+  EXPECT_GE(spool.runs_spilled(), min_runs);
+  EXPECT_LE(spool.merge_fan_in(), max_fan_in);
+  std::vector<Rec> got;
+  Rec r;
+  while (spool.next(r)) got.push_back(r);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i;
+}
+
 // Rows of several threads, each in time order except groups of "late" rows: what profiler
 // tables look like.
 std::vector<Rec> interleaved(size_t n, uint32_t tracks, unsigned seed) {
@@ -126,18 +143,7 @@ TEST(Spool, RunsThatFollowOneAnotherAreMergedAsOne) {
         in.push_back(Rec{0, next[s] * streams + s, in.size()});  // the streams interleave finely
         ++next[s];
       }
-  std::vector<Rec> want = in;
-  std::sort(want.begin(), want.end(), ByTrackStartSeq());
-  Spool<Rec, ByTrackStartSeq> spool(budget);
-  for (const Rec& r : in) spool.push(r);
-  spool.finish();
-  EXPECT_GE(spool.runs_spilled(), 30u);
-  EXPECT_LE(spool.merge_fan_in(), streams + 1);  // one chain per stream, and the buffer in memory
-  std::vector<Rec> got;
-  Rec r;
-  while (spool.next(r)) got.push_back(r);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i;
+  expect_chained(in, budget, 30, streams + 1);  // one chain per stream, and the buffer in memory
   // Runs that overlap are not chained: rows in no order are sorted whole at each spill, and
   // every run then spans the whole range of keys.
   std::vector<Rec> shuffled = interleaved(60000, 4, 5);
@@ -164,18 +170,7 @@ TEST(Spool, LanesSpillAsRunsThatChainAcrossBuffers) {
     // Stream s runs behind stream s - 1 by a stretch: its rows are late against the others'.
     in.push_back(Rec{0, clock[s] - static_cast<int64_t>(s) * 20000, i});
   }
-  std::vector<Rec> want = in;
-  std::sort(want.begin(), want.end(), ByTrackStartSeq());
-  Spool<Rec, ByTrackStartSeq> spool(64 << 10);
-  for (const Rec& r : in) spool.push(r);
-  spool.finish();
-  EXPECT_GE(spool.runs_spilled(), 20u);
-  EXPECT_LE(spool.merge_fan_in(), streams + 1);  // a chain per lane, and the buffer in memory
-  std::vector<Rec> got;
-  Rec r;
-  while (spool.next(r)) got.push_back(r);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].seq, want[i].seq) << "at " << i;
+  expect_chained(in, 64 << 10, 20, streams + 1);  // a chain per lane, and the buffer in memory
 }
 
 // SpoolAhead gives a finished spool's records in the same order, spilled or in memory.

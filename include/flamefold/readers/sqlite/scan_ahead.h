@@ -37,6 +37,13 @@ class Gate {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return open_; });
   }
+  // Opens `gate` (if any) when it goes: a worker's next scan may start however the worker ends.
+  struct OpenOnExit {
+    Gate* gate;
+    ~OpenOnExit() {
+      if (gate) gate->open();
+    }
+  };
 
  private:
   std::mutex mu_;
@@ -57,13 +64,7 @@ class ScanAhead {
         ahead_(kBatches, [path = std::move(path), table = std::move(table), columns = std::move(columns),
                           place = std::move(place), decode = std::move(decode), before = std::move(before),
                           after = std::move(after)](WorkAhead<std::vector<Row>>& q) {
-          // The next scan may start when this one ends, however it ends.
-          struct OpenAfter {
-            Gate* gate;
-            ~OpenAfter() {
-              if (gate) gate->open();
-            }
-          } open_after{after.get()};
+          Gate::OpenOnExit open_after{after.get()};
           std::vector<Row> batch;
           if (before) before->wait();
           if (!q.room(batch)) return;  // dropped while it waited
@@ -205,12 +206,7 @@ class SharedScan {
     while (s.step()) out.push_back(decode_(s));
   }
   void work(const std::string& path, Gate* after) {
-    struct OpenAfter {  // the next scan may start when this worker stops, however it stops
-      Gate* gate;
-      ~OpenAfter() {
-        if (gate) gate->open();
-      }
-    } open_after{after};
+    Gate::OpenOnExit open_after{after};
     std::unique_ptr<Db> db;
     std::unique_ptr<TableScan> scan;
     for (;;) {

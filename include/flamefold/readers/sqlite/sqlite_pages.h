@@ -95,6 +95,11 @@ class PageScanner {
   int64_t lo_, hi_;
   std::vector<Level> stack_;
   std::vector<uint64_t> visited_;            // bitmap of tree pages already entered
+  // The pages marked in visited_ since the scan (re)started, for restart() to unmark one by one:
+  // a unit of a few thousand rows enters a hundred pages of a file that may have millions. Past
+  // visited_.size() of them, clearing the whole bitmap is as cheap, and the list stops.
+  std::vector<uint32_t> entered_;
+  bool entered_all_ = false;
   std::vector<uint32_t> chain_mark_;         // overflow page -> the chain that last used it
   uint32_t chain_id_ = 0;
   std::string payload_;                      // a record assembled from overflow pages, after kRecordSlack bytes

@@ -236,6 +236,14 @@ void PageScanner::push(uint32_t page) {
   if (bits & bit) corrupt(page, "is reached twice in the table's b-tree (a loop)");
   if (stack_.size() >= 64) corrupt(page, "the table's b-tree is deeper than 64 levels");
   bits |= bit;
+  if (!entered_all_) {
+    if (entered_.size() < visited_.size()) {
+      entered_.push_back(page);
+    } else {
+      entered_all_ = true;
+      std::vector<uint32_t>().swap(entered_);
+    }
+  }
   const uint8_t* p = fetch(page);
   const uint32_t header = page == 1 ? 100 : 0;
   const uint8_t type = p[header];
@@ -287,7 +295,12 @@ void PageScanner::restart(int64_t lo, int64_t hi) {
   lo_ = lo;
   hi_ = hi;
   stack_.clear();
-  std::fill(visited_.begin(), visited_.end(), 0);  // the pages on the way down are entered again
+  // The pages on the way down are entered again.
+  if (entered_all_) std::fill(visited_.begin(), visited_.end(), 0);
+  else
+    for (uint32_t p : entered_) visited_[p >> 6] &= ~(uint64_t{1} << (p & 63));
+  entered_.clear();
+  entered_all_ = false;
   started_ = seek_done_ = done_ = false;
 }
 
